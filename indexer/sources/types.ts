@@ -1,0 +1,38 @@
+import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem } from '../../src/model/fact.js'
+
+/** One inventory record (`sources.json`), with its bytes already verified against `sha256`. */
+export interface LoadedArtifact {
+  /** Path inside the inventory, e.g. `svd/STMicro/STM32F407.svd`. */
+  path: string
+  sha256: string
+  bytes: number
+  kind: string
+  publisher: string
+  distributor?: string
+  license: string
+  mediaType: string
+  upstream?: { repository?: string; commit?: string; path?: string; url?: string }
+  content: Buffer
+}
+
+export interface AdapterResult {
+  targets: DocumentTarget[]
+  facts: FactDraft[]
+  parts: CatalogPart[]
+  problems: ParseProblem[]
+}
+
+/**
+ * A source adapter turns every artifact of its kinds into facts. It receives all of them at once
+ * because some formats reference each other (an STM32 MCU file names its GPIO modes file).
+ * It never throws for bad input: a file it cannot read becomes a ParseProblem.
+ */
+export interface SourceAdapter {
+  readonly name: string
+  readonly kinds: readonly string[]
+  parse(artifacts: readonly LoadedArtifact[]): AdapterResult
+}
+
+export function emptyResult(): AdapterResult {
+  return { targets: [], facts: [], parts: [], problems: [] }
+}

@@ -1,0 +1,93 @@
+/**
+ * The fact model shared by the indexer (which writes facts) and the service (which reads them).
+ * Everything a client sees about a fact is derived from these shapes.
+ */
+export const TOPICS = ['registers', 'pins', 'electrical', 'errata'] as const
+export type Topic = (typeof TOPICS)[number]
+
+/** Where a fact came from: enough for a person to find the exact element or line in the artifact. */
+export interface Evidence {
+  /** sha256 (64 lowercase hex) of the exact source artifact bytes. */
+  sourceSha256: string
+  /** Path of the artifact inside the source inventory, e.g. `svd/STMicro/STM32F407.svd`. */
+  sourcePath: string
+  /** e.g. `line 1234: /device/peripherals/peripheral[name=GPIOA]/registers/register[name=MODER]`. */
+  locator: string
+  /** A short verbatim-ish excerpt of the source around the locator (at most ~240 chars). */
+  excerpt: string
+}
+
+/** What the fact applies to. Absent members mean "not narrowed by this dimension". */
+export interface FactScope {
+  /** Device name as the publisher writes it (SVD `<name>`, STM32 RefName, Nordic `NRF52840_XXAA`). */
+  device: string
+  /** Selector parts the fact is known to apply to, when narrower than the whole device. */
+  parts?: string[]
+  /** Package name (pins facts are per package), e.g. `LQFP100`. */
+  package?: string
+  /** Silicon revision codes the fact applies to (errata). */
+  siliconRevisions?: string[]
+}
+
+/** A fact as an adapter produces it, before the release builder assigns its id and order. */
+export interface FactDraft {
+  /** Key of the document target the fact belongs to (see DocumentTarget.key). */
+  target: string
+  topic: Topic
+  /** Public, filterable name: `GPIOA.MODER.MODER0`, `PA9`, `supply.vdd.min`, `errata.109`. */
+  name: string
+  value: Record<string, unknown>
+  scope: FactScope
+  evidence: Evidence[]
+  /**
+   * Peripheral instances the fact concerns, for the `peripheral` filter: the register's
+   * peripheral (`GPIOA`), or the instances a pin's signals belong to (`USART1`, `TIM1`).
+   */
+  peripherals?: string[]
+}
+
+export interface Fact extends FactDraft {
+  /** Stable across releases for the same target/topic/name/package. */
+  id: string
+}
+
+/**
+ * A document target: one coherent set of facts from one source for one device,
+ * e.g. the register map of `STM32F407.svd`, or the pin data of RefName `STM32F407V(E-G)Tx`.
+ */
+export interface DocumentTarget {
+  /** Unique within a release: `svd:STM32F407`, `stm32:STM32F407V(E-G)Tx`, `nordic-errata:NRF52840_XXAA`. */
+  key: string
+  topics: Topic[]
+  /** Device name as the publisher writes it. */
+  device: string
+  sourceSha256: string
+  sourcePath: string
+  /** Packages this target has facts for (pins), sorted. */
+  packages?: string[]
+  description?: string
+}
+
+/** One entry of the STM32 selector catalog: an orderable selector part. */
+export interface CatalogPart {
+  /** Selector part, e.g. `STM32F407VGTx` (trailing x: temperature-range digit of the ordering code). */
+  name: string
+  refName: string
+  family: string
+  line: string
+  package: string
+  flashKb: number
+  ramKb: number
+  core: string
+  maxFrequencyMhz?: number
+  /** DocumentTarget.key of its pin/electrical data. */
+  target: string
+  sourceSha256: string
+  sourcePath: string
+}
+
+export interface ParseProblem {
+  file: string
+  line?: number
+  reason: string
+}
