@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
+import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem, Topic } from '../src/model/fact.js'
+import type { ReleaseCatalog } from '../src/model/catalog.js'
+import { terms } from '../src/model/text.js'
+import { DataDir } from '../src/store/layout.js'
+import { SCHEMA, SCHEMA_VERSION, scopeToken } from '../src/store/sqlite/schema.js'
+import type { ReleaseManifest } from '../src/store/types.js'
+import { buildCatalog, loadCuration } from './curation/catalog.js'
+import { loadArtifacts, readInventory, type InventoryRecord } from './inventory.js'
+import { ADAPTERS } from './sources/index.js'
+import type { LoadedArtifact, SourceAdapter } from './sources/types.js'
+
+/** Bumped whenever the facts produced from the same sources change: part of every release id. */
+export const INDEXER_FORMAT = 1
+export const TOKENIZER = 'cl100k_base'
+
+export interface BuildOptions {
+  inventory: string
+  dataDir: string
+  adapters?: readonly SourceAdapter[]
+  /** Progress per stage; the CLI draws a bar on a terminal, log lines otherwise. */
+  onProgress?: (stage: string, done: number, total: number) => void
+  now?: () => Date
+}
+
+export interface BuildResult {
+  id: string
+  manifest: ReleaseManifest
+  /** True when an identical release was already kept: nothing was rewritten. */
+  reused: boolean
+  problems: ParseProblem[]
+  timingsMs: Record<string, number>
+}
+
+/** Stable across releases: the same fact of the same target keeps its id. */
+function factId(f: FactDraft): string {
+  return createHash('sha256')
+    .update(`${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`)
+    .digest('hex')
+    .slice(0, 20)
+}
+
+/** Strings of a fact value, for text matching: descriptions, signals, enumerated names. */
+function collectText(v: unknown, out: string[]): void {
+  if (typeof v === 'string') out.push(v)
+  else if (Array.isArray(v)) for (const x of v) collectText(x, out)
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) collectText(x, out)
+}
+
+/** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
+function revisionTokens(f: FactDraft): string | null {
+  if (f.topic !== 'errata') return null
+  const value = f.value as { revisions?: Array<{ code: string; applies: boolean }>; appliesToUnlistedRevisions?: boolean }
+  const toks = (value.revisions ?? []).map((r) => (r.applies ? r.code : `!${r.code}`))
+  if (value.appliesToUnlistedRevisions) toks.push('*')
+  return ` ${toks.join(' ')} `
+}
+
+function runAdapters(artifacts: LoadedArtifact[], adapters: readonly SourceAdapter[]) {
+  const targets: DocumentTarget[] = []
+  const facts: FactDraft[] = []
+  const parts: CatalogPart[] = []
+  const problems: ParseProblem[] = []
+  const claimed = new Set<string>()
+  for (const a of adapters) {
+    const mine = artifacts.filter((x) => a.kinds.includes(x.kind))
+    for (const x of mine) claimed.add(x.path)
+    if (mine.length === 0) continue
+    const r = a.parse(mine)
+    targets.push(...r.targets)
+    facts.push(...r.facts)
+    parts.push(...r.parts)
+    problems.push(...r.problems)
+  }
+  for (const x of artifacts) if (!claimed.has(x.path)) problems.push({ file: x.path, reason: `no adapter for source kind "${x.kind}"` })
+  return { targets, facts, parts, problems }
+}
+
+/**
+ * Builds an immutable release from a source inventory: verifies and archives every artifact,
+ * runs the adapters, and writes `releases/<id>/release.sqlite` + `manifest.json`. The id is derived
+ * from the content alone, so the same inputs give the same id and an existing release is reused.
+ */
+export function buildRelease(opts: BuildOptions): BuildResult {
+  const timings: Record<string, number> = {}
+  let t0 = performance.now()
+  const lap = (name: string) => {
+    const t = performance.now()
+    timings[name] = Math.round(t - t0)
+    t0 = t
+  }
+  const progress = opts.onProgress ?? (() => {})
+  const data = new DataDir(opts.dataDir)
+  const inv = readInventory(opts.inventory)
+  let loaded = 0
+  const artifacts = loadArtifacts(inv, data, () => progress('verify', ++loaded, inv.records.length))
+  lap('verify')
+
+  progress('parse', 0, 1)
+  const out = runAdapters(artifacts, opts.adapters ?? ADAPTERS)
+  progress('parse', 1, 1)
+  lap('parse')
+
+  // Canonical order: targets by key, each target's facts in the adapter's (document) order.
+  const targetOrdinal = new Map(out.targets.map((t) => t.key).sort().map((k, i) => [k, i] as const))
+  const problems = [...out.problems]
+  const buckets: FactDraft[][] = [...targetOrdinal.keys()].map(() => [])
+  for (const f of out.facts) {
+    const i = targetOrdinal.get(f.target)
+    if (i === undefined) problems.push({ file: f.evidence[0]?.sourcePath ?? '?', reason: `fact ${f.name} names unknown target ${f.target}` })
+    else buckets[i]!.push(f)
+  }
+
+  const { curation, raw: curationRaw } = loadCuration()
+  const idHash = createHash('sha256')
+  idHash.update(`hwfacts-release/1\nindexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}\n${curationRaw}\n`)
+  for (const a of artifacts) idHash.update(`${a.path} ${a.sha256} ${a.kind}\n`)
+
+  const tmpDir = join(data.root, 'releases', `.build-${process.pid}-${Date.now()}`)
+  mkdirSync(tmpDir, { recursive: true })
+  const dbPath = join(tmpDir, 'release.sqlite')
+  const db = new Database(dbPath)
+  const counts = new Map<string, Partial<Record<Topic, number>>>()
+  const byTopic: Partial<Record<Topic, number>> = {}
+  let factCount = 0
+  try {
+    db.pragma('journal_mode = OFF')
+    db.pragma('synchronous = OFF')
+    db.exec(SCHEMA)
+    const insFact = db.prepare('INSERT INTO facts (ord, id, target, topic, name_key, package, revisions, tokens, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const insPeriph = db.prepare('INSERT OR IGNORE INTO fact_peripherals (peripheral, ord) VALUES (?, ?)')
+    const insTerms = db.prepare('INSERT INTO fact_terms (rowid, scope, terms) VALUES (?, ?, ?)')
+    const total = out.facts.length
+    db.transaction(() => {
+      let ord = 0
+      const texts: string[] = []
+      buckets.forEach((facts, ti) => {
+        const seen = new Set<string>()
+        for (const f of facts) {
+          const id = factId(f)
+          // Names are unique per target/topic/package: the first statement in document order wins.
+          if (seen.has(id)) continue
+          seen.add(id)
+          ord++
+          const body = JSON.stringify({ id, topic: f.topic, name: f.name, value: f.value, scope: f.scope, evidence: f.evidence })
+          idHash.update(body).update('\n')
+          insFact.run(ord, id, f.target, f.topic, f.name.toLowerCase(), f.scope.package ?? null, revisionTokens(f), countTokens(body), body)
+          for (const p of f.peripherals ?? []) insPeriph.run(p.toUpperCase(), ord)
+          texts.length = 0
+          texts.push(f.name)
+          collectText(f.value, texts)
+          insTerms.run(ord, scopeToken(ti, f.topic), terms(texts.join(' ')).join(' '))
+          const c = counts.get(f.target) ?? {}
+          c[f.topic] = (c[f.topic] ?? 0) + 1
+          counts.set(f.target, c)
+          byTopic[f.topic] = (byTopic[f.topic] ?? 0) + 1
+          if (ord % 5000 === 0) progress('facts', ord, total)
+        }
+      })
+      factCount = ord
+      progress('facts', total, total)
+    })()
+    lap('facts')
+
+    const built = buildCatalog({ targets: out.targets, parts: out.parts, counts }, curation)
+    problems.push(...built.problems)
+    const catalog: ReleaseCatalog = built.catalog
+    const catalogJson = JSON.stringify(catalog)
+    idHash.update(catalogJson)
+    const id = idHash.digest('hex').slice(0, 16)
+
+    if (existsSync(data.manifestPath(id))) {
+      db.close()
+      rmSync(tmpDir, { recursive: true, force: true })
+      const manifest = JSON.parse(readFileSync(data.manifestPath(id), 'utf8')) as ReleaseManifest
+      lap('write')
+      return { id, manifest, reused: true, problems: manifest.problems, timingsMs: timings }
+    }
+
+    const manifest: ReleaseManifest = {
+      format: 'hwfacts-release/1',
+      id,
+      createdAt: (opts.now?.() ?? new Date()).toISOString(),
+      indexerFormat: INDEXER_FORMAT,
+      tokenizer: TOKENIZER,
+      sources: artifacts.map((a: InventoryRecord & LoadedArtifact) => ({
+        path: a.path,
+        sha256: a.sha256,
+        bytes: a.bytes,
+        kind: a.kind,
+        publisher: a.publisher,
+        ...(a.distributor ? { distributor: a.distributor } : {}),
+        license: a.license,
+        mediaType: a.mediaType,
+        ...(a.upstream ? { upstream: a.upstream } : {}),
+        archivePath: data.archiveRel(a.sha256)
+      })),
+      counts: { facts: factCount, parts: out.parts.length, targets: out.targets.length, byTopic },
+      problems
+    }
+    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
+    putMeta.run('manifest', JSON.stringify(manifest))
+    putMeta.run('catalog', catalogJson)
+    putMeta.run('schema', String(SCHEMA_VERSION))
+    db.exec("INSERT INTO fact_terms (fact_terms) VALUES ('optimize')")
+    db.close()
+    chmodSync(dbPath, 0o444)
+    writeFileSync(join(tmpDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o444 })
+    renameSync(tmpDir, data.releaseDir(id))
+    lap('write')
+    return { id, manifest, reused: false, problems, timingsMs: timings }
+  } catch (err) {
+    if (db.open) db.close()
+    rmSync(tmpDir, { recursive: true, force: true })
+    throw err
+  }
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import cliProgress from 'cli-progress'
+import { DataDir } from '../src/store/layout.js'
+import { buildRelease } from './build.js'
+import { fetchSources } from './fetch.js'
+import { InventoryError } from './inventory.js'
+import { promote, PromotionError, readManifest, verify } from './releases.js'
+
+const USAGE = `usage:
+  hwfacts index <sources-dir|sources.json> [--data-dir D] [--promote] [--allow-partial]
+  hwfacts releases [--data-dir D]
+  hwfacts promote <release-id> [--data-dir D] [--allow-partial]
+  hwfacts verify <release-id> [--data-dir D]
+  hwfacts fetch <sources.json> [--data-dir D] [--out DIR] [--mirror URL]
+The data dir defaults to $HWFACTS_DATA_DIR, else ./data.`
+
+/** A bar on a terminal; plain, greppable log lines otherwise (CI, pipes). */
+function progressReporter(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: '{stage} [{bar}] {value}/{total}', hideCursor: true },
+      cliProgress.Presets.shades_classic
+    )
+    let current = ''
+    return {
+      update(stage, done, total) {
+        if (stage !== current) {
+          if (current) bar.stop()
+          current = stage
+          bar.start(total, done, { stage: stage.padEnd(6) })
+        } else bar.update(done)
+      },
+      stop: () => current && bar.stop()
+    }
+  }
+  const last = new Map<string, number>()
+  return {
+    update(stage, done, total) {
+      // One line per stage start and end, and at most every 10%.
+      const step = Math.floor((done / Math.max(total, 1)) * 10)
+      if (last.get(stage) === step) return
+      last.set(stage, step)
+      process.stderr.write(`hwfacts: ${stage} ${done}/${total}\n`)
+    },
+    stop() {}
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'data-dir': { type: 'string' },
+      promote: { type: 'boolean', default: false },
+      'allow-partial': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      mirror: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false }
+    }
+  })
+  const [cmd, arg] = positionals
+  if (values.help || !cmd) {
+    process.stdout.write(USAGE + '\n')
+    return cmd || values.help ? 0 : 2
+  }
+  const data = new DataDir(resolve(values['data-dir'] ?? process.env.HWFACTS_DATA_DIR ?? 'data'))
+  switch (cmd) {
+    case 'index': {
+      if (!arg) break
+      const bar = progressReporter()
+      const r = buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update })
+      bar.stop()
+      for (const p of r.problems) process.stderr.write(`hwfacts: problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.reason}\n`)
+      process.stderr.write(
+        `hwfacts: release ${r.id} ${r.reused ? '(already kept, unchanged)' : 'written'}: ${r.manifest.counts.facts} facts, ` +
+          `${r.manifest.counts.parts} parts, ${r.manifest.sources.length} sources; ${JSON.stringify(r.timingsMs)}\n`
+      )
+      process.stdout.write(r.id + '\n')
+      if (values.promote) {
+        promote(data, r.id, values['allow-partial'])
+        process.stderr.write(`hwfacts: promoted ${r.id}\n`)
+      }
+      return r.problems.length > 0 ? 1 : 0
+    }
+    case 'releases': {
+      const promoted = data.promotedId()
+      for (const id of data.releaseIds()) {
+        const m = readManifest(data, id)!
+        process.stdout.write(
+          `${id === promoted ? '*' : ' '} ${id}  ${m.createdAt}  ${m.counts.facts} facts  ${m.sources.length} sources${m.problems.length ? `  PARTIAL (${m.problems.length} problems)` : ''}\n`
+        )
+      }
+      return 0
+    }
+    case 'promote': {
+      if (!arg) break
+      promote(data, arg, values['allow-partial'])
+      process.stdout.write(`promoted ${arg}\n`)
+      return 0
+    }
+    case 'verify': {
+      if (!arg) break
+      const results = verify(data, arg)
+      const bad = results.filter((r) => !r.ok)
+      for (const b of bad) process.stderr.write(`hwfacts: ${b.path}: ${b.reason}\n`)
+      process.stdout.write(`${results.length - bad.length}/${results.length} archived artifacts verified\n`)
+      return bad.length === 0 ? 0 : 1
+    }
+    case 'fetch': {
+      if (!arg) break
+      const r = await fetchSources(arg, data, {
+        ...(values.mirror ? { mirror: values.mirror } : {}),
+        ...(values.out ? { outDir: resolve(values.out) } : {}),
+        onEach: (p) => process.stderr.write(`hwfacts: fetched ${p}\n`)
+      })
+      for (const f of r.failures) process.stderr.write(`hwfacts: ${f.path}: ${f.reason}\n`)
+      process.stdout.write(`${r.fetched} fetched, ${r.failures.length} failed\n`)
+      return r.failures.length === 0 ? 0 : 1
+    }
+  }
+  process.stderr.write(USAGE + '\n')
+  return 2
+}
+
+// Run as a program (also through the npm bin symlink), not when imported by tests.
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href
+if (isMain) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      if (err instanceof InventoryError || err instanceof PromotionError) {
+        process.stderr.write(`hwfacts: ${err.message}\n`)
+        process.exit(2)
+      }
+      throw err
+    }
+  )
+}

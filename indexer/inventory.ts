@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import type { DataDir } from '../src/store/layout.js'
+import type { LoadedArtifact } from './sources/types.js'
+
+export interface InventoryRecord {
+  path: string
+  sha256: string
+  bytes: number
+  kind: string
+  publisher: string
+  distributor?: string
+  license: string
+  mediaType: string
+  upstream?: { repository?: string; commit?: string; path?: string; url?: string; rawUrl?: string }
+}
+
+export interface Inventory {
+  /** Directory the records' paths are relative to. */
+  root: string
+  records: InventoryRecord[]
+}
+
+export class InventoryError extends Error {}
+
+const SHA256 = /^[a-f0-9]{64}$/
+
+/** Reads `sources.json` (or the one inside a sources directory) and checks every record's shape. */
+export function readInventory(location: string): Inventory {
+  let file = resolve(location)
+  if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'sources.json')
+  if (!existsSync(file)) throw new InventoryError(`no source inventory at ${file}`)
+  let doc: { sources?: unknown }
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8')) as { sources?: unknown }
+  } catch (err) {
+    throw new InventoryError(`${file}: not JSON (${(err as Error).message})`)
+  }
+  if (!Array.isArray(doc.sources)) throw new InventoryError(`${file}: no "sources" array`)
+  const seen = new Set<string>()
+  const records = doc.sources.map((r: InventoryRecord, i: number) => {
+    const where = `${file}: sources[${i}]`
+    if (typeof r?.path !== 'string' || r.path.includes('..') || r.path.startsWith('/')) throw new InventoryError(`${where}: bad path`)
+    if (typeof r.sha256 !== 'string' || !SHA256.test(r.sha256)) throw new InventoryError(`${where} (${r.path}): sha256 must be 64 lowercase hex`)
+    if (typeof r.kind !== 'string' || typeof r.publisher !== 'string' || typeof r.license !== 'string')
+      throw new InventoryError(`${where} (${r.path}): kind, publisher and license are required`)
+    if (seen.has(r.path)) throw new InventoryError(`${where}: duplicate path ${r.path}`)
+    seen.add(r.path)
+    return r
+  })
+  records.sort((a, b) => (a.path < b.path ? -1 : 1))
+  return { root: dirname(file), records }
+}
+
+export function sha256Hex(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+/** Stores bytes under their digest; a second store of the same content is a no-op. */
+export function archiveBytes(data: DataDir, sha256: string, bytes: Buffer): void {
+  const target = data.archivePath(sha256)
+  if (existsSync(target)) return
+  mkdirSync(dirname(target), { recursive: true })
+  const tmp = `${target}.${process.pid}.tmp`
+  writeFileSync(tmp, bytes, { mode: 0o444 })
+  renameSync(tmp, target)
+}
+
+/**
+ * Reads each artifact, checks size and sha256 against the inventory and archives it by content.
+ * Any mismatch is fatal: a release is never built from bytes other than those inventoried.
+ */
+export function loadArtifacts(inv: Inventory, data: DataDir, onEach?: (r: InventoryRecord) => void): LoadedArtifact[] {
+  return inv.records.map((r) => {
+    const file = join(inv.root, r.path)
+    let content: Buffer
+    try {
+      content = readFileSync(file)
+    } catch (err) {
+      throw new InventoryError(`${r.path}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+    }
+    const actual = sha256Hex(content)
+    if (actual !== r.sha256) throw new InventoryError(`${r.path}: sha256 ${actual} does not match the inventory's ${r.sha256}`)
+    if (typeof r.bytes === 'number' && r.bytes !== content.length)
+      throw new InventoryError(`${r.path}: ${content.length} bytes, the inventory says ${r.bytes}`)
+    archiveBytes(data, r.sha256, content)
+    onEach?.(r)
+    return { ...r, bytes: content.length, content }
+  })
+}

@@ -1,0 +1,82 @@
+import { Type, type Static } from 'typebox'
+import type { Topic } from '../model/fact.js'
+
+/**
+ * Request parameters of every fact operation, with the limits of the contract (spec §4, §8).
+ * The REST routes validate with them, /openapi.json documents them, the MCP tools take them as input.
+ */
+export const CONTRACT_VERSION = '2026-08-26'
+
+const CorpusRelease = Type.String({
+  pattern: '^[a-f0-9]{16}$',
+  description: 'Immutable corpus release id (16 lowercase hex). Omit to use the promoted release.'
+})
+const CandidateLimit = Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Maximum number of candidates returned.' })
+
+export const ResolveParams = Type.Object(
+  {
+    q: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier: ordering code, selector part, RefName, device name or family prefix.' }),
+    query: Type.Optional(Type.String({ minLength: 3, maxLength: 1000, description: 'Free text that ranks candidates (e.g. a package or feature); it never picks one.' })),
+    corpus_release: Type.Optional(CorpusRelease),
+    candidate_limit: Type.Optional(CandidateLimit)
+  },
+  { additionalProperties: false }
+)
+export type ResolveParams = Static<typeof ResolveParams>
+
+export const CatalogSearchParams = Type.Object(
+  {
+    q: Type.String({ minLength: 2, maxLength: 128, description: 'Selector part, ordering code or prefix of one.' }),
+    candidate_limit: Type.Optional(CandidateLimit)
+  },
+  { additionalProperties: false }
+)
+export type CatalogSearchParams = Static<typeof CatalogSearchParams>
+
+export const CatalogPartParams = Type.Object(
+  { part: Type.String({ minLength: 4, maxLength: 128, description: 'One selector part, ordering code, RefName or device name.' }) },
+  { additionalProperties: false }
+)
+export type CatalogPartParams = Static<typeof CatalogPartParams>
+
+export const ContextParams = Type.Object(
+  {
+    part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier; resolve it first with /v1/parts/resolve.' }),
+    topic: Type.Union([Type.Literal('registers'), Type.Literal('pins'), Type.Literal('electrical'), Type.Literal('errata')], {
+      description: 'Fact topic: registers, pins, electrical or errata.'
+    }),
+    query: Type.Optional(Type.String({ minLength: 3, maxLength: 2000, description: 'Free text: only facts matching at least one term are returned, most matching terms first.' })),
+    fact_names: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated exact fact names (case-insensitive), e.g. `RCC.AHB1ENR,GPIOA.MODER`. ORed with fact_name_prefixes.' })),
+    fact_name_prefixes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated fact-name prefixes, e.g. `USART1.`. ORed with fact_names.' })),
+    peripheral: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Peripheral instance, e.g. `USART1` (registers: the peripheral; pins: a signal of the pin).' })),
+    silicon_revision: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Silicon revision code (errata), e.g. `0x05`.' })),
+    revision: Type.Optional(Type.String({ minLength: 1, maxLength: 32, deprecated: true, description: 'Deprecated: use silicon_revision.' })),
+    package: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Package, e.g. `LQFP100`; narrows pins to one package.' })),
+    corpus_release: Type.Optional(CorpusRelease),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 256, maximum: 16000, default: 4000, description: 'Token budget of the whole response (cl100k_base).' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Maximum number of facts returned.' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque `nextCursor` of a previous response to the same query.' }))
+  },
+  { additionalProperties: false }
+)
+export type ContextParams = Static<typeof ContextParams>
+// The topic literals above must stay the model's topics.
+const _topicsMatch: Topic = '' as ContextParams['topic']
+void _topicsMatch
+
+export const PartParams = Type.Object(
+  {
+    part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier.' }),
+    corpus_release: Type.Optional(CorpusRelease)
+  },
+  { additionalProperties: false }
+)
+export type PartParams = Static<typeof PartParams>
+
+export const ErrorCodeParams = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 64, description: 'An error code, e.g. `INVALID_CURSOR`.' }) },
+  { additionalProperties: false }
+)
+export type ErrorCodeParams = Static<typeof ErrorCodeParams>
+
+export const NoParams = Type.Object({}, { additionalProperties: false })

@@ -1,0 +1,173 @@
+import type { Topic } from '../model/fact.js'
+import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../model/catalog.js'
+import { normalizeKey, queryTerms, terms } from '../model/text.js'
+
+export type MatchKind = 'exact' | 'ordering-code' | 'prefix'
+
+export interface EntityMatch {
+  entity: CatalogEntity
+  how: MatchKind
+}
+
+/** One distinct document target a set of parts maps to for a topic (pins: per package). */
+export interface TargetChoice {
+  target: TargetSummary
+  package?: string
+  parts: string[]
+}
+
+/** Levenshtein distance, bounded: returns max+1 as soon as the distance must exceed max. */
+function distance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      cur.push(v)
+      if (v < rowMin) rowMin = v
+    }
+    if (rowMin > max) return max + 1
+    prev = cur
+  }
+  return prev[b.length]!
+}
+
+/**
+ * In-memory lookups over one release's catalog (hundreds of entities, built once per release).
+ * Both stores hand over the same catalog, so resolution is identical whichever store serves.
+ */
+export class CatalogIndex {
+  private readonly byKey = new Map<string, CatalogEntity>()
+  private readonly byStem = new Map<string, CatalogEntity[]>()
+  /** Keys open to prefix matching, sorted. RefNames with alternatives are not: `STM32F103C8BTX` is no real name. */
+  private readonly prefixKeys: Array<[string, CatalogEntity]> = []
+  private readonly byName = new Map<string, CatalogEntity>()
+  readonly targets = new Map<string, TargetSummary>()
+  private readonly searchText = new Map<CatalogEntity, Set<string>>()
+
+  constructor(readonly catalog: ReleaseCatalog) {
+    for (const t of catalog.targets) this.targets.set(t.key, t)
+    for (const e of catalog.entities) {
+      this.byName.set(e.name, e)
+      for (const k of e.keys) {
+        this.byKey.set(k, e)
+        if (!(e.kind === 'refname' && e.name.includes('('))) this.prefixKeys.push([k, e])
+      }
+      if (e.orderingStem) {
+        const list = this.byStem.get(e.orderingStem.stem) ?? []
+        list.push(e)
+        this.byStem.set(e.orderingStem.stem, list)
+      }
+      this.searchText.set(e, new Set(terms([e.name, e.kind, e.package, e.family, e.line, e.core].filter(Boolean).join(' '))))
+    }
+    this.prefixKeys.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  }
+
+  entity(name: string): CatalogEntity | undefined {
+    return this.byName.get(name)
+  }
+
+  /**
+   * Exact keys win; then ordering codes (`STM32F407VGT6TR` → `STM32F407VGTx`); then every entity
+   * whose key starts with the query. Never narrowed further here: choosing is the caller's job.
+   */
+  match(q: string, filter?: (e: CatalogEntity) => boolean): { key: string; matches: EntityMatch[] } {
+    const key = normalizeKey(q)
+    const ok = filter ?? (() => true)
+    if (key.length === 0) return { key, matches: [] }
+    const exact = this.byKey.get(key)
+    if (exact && ok(exact)) return { key, matches: [{ entity: exact, how: 'exact' }] }
+    const ordering: EntityMatch[] = []
+    for (let len = key.length - 1; len >= 6; len--) {
+      for (const e of this.byStem.get(key.slice(0, len)) ?? []) {
+        const rest = key.slice(len)
+        const tail = e.orderingStem!.tail
+        // One temperature-range digit, the part's own suffix, then at most a packing code (`TR`).
+        if (/^[0-9]/.test(rest) && rest.slice(1).startsWith(tail) && rest.length - 1 - tail.length <= 3 && ok(e)) ordering.push({ entity: e, how: 'ordering-code' })
+      }
+      if (ordering.length > 0) return { key, matches: ordering }
+    }
+    const out: EntityMatch[] = []
+    let lo = 0
+    let hi = this.prefixKeys.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (this.prefixKeys[mid]![0] < key) lo = mid + 1
+      else hi = mid
+    }
+    const seen = new Set<CatalogEntity>()
+    for (let i = lo; i < this.prefixKeys.length && this.prefixKeys[i]![0].startsWith(key); i++) {
+      const e = this.prefixKeys[i]![1]
+      if (!seen.has(e) && ok(e)) {
+        seen.add(e)
+        out.push({ entity: e, how: 'prefix' })
+      }
+    }
+    return { key, matches: out }
+  }
+
+  /** Nearest names by edit distance, for `not_found` answers. */
+  suggestions(key: string, n = 5): Array<{ name: string; distance: number }> {
+    const max = Math.max(2, Math.floor(key.length / 3))
+    const best = new Map<string, number>()
+    for (const [k, e] of this.prefixKeys) {
+      const d = distance(key, k.slice(0, Math.max(key.length, Math.min(k.length, key.length + 2))), max)
+      if (d <= max && d < (best.get(e.name) ?? Infinity)) best.set(e.name, d)
+    }
+    return [...best]
+      .map(([name, d]) => ({ name, distance: d }))
+      .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : 1))
+      .slice(0, n)
+  }
+
+  /** Leaves an entity stands for: itself when it carries the topic, else its members. */
+  private leavesFor(e: CatalogEntity, topic: Topic): CatalogEntity[] {
+    if (e.targets[topic] || !e.members) return [e]
+    return e.members.map((m) => this.byName.get(m)).filter((x): x is CatalogEntity => x !== undefined)
+  }
+
+  /** The distinct targets some matched entities map to for a topic, optionally within one package. */
+  choices(entities: CatalogEntity[], topic: Topic, pkg?: string): { choices: TargetChoice[]; packages: string[] } {
+    const pkgKey = pkg === undefined ? undefined : normalizeKey(pkg)
+    const byTarget = new Map<string, TargetChoice>()
+    const packages = new Set<string>()
+    for (const e of entities) {
+      for (const leaf of this.leavesFor(e, topic)) {
+        const key = leaf.targets[topic]
+        if (!key) continue
+        if (leaf.package) packages.add(leaf.package)
+        if (pkgKey !== undefined && leaf.package !== undefined && normalizeKey(leaf.package) !== pkgKey) continue
+        const target = this.targets.get(key)
+        if (!target) continue
+        const perPackage = topic === 'pins' ? leaf.package : undefined
+        const id = `${key}|${perPackage ?? ''}`
+        let c = byTarget.get(id)
+        if (!c) {
+          c = { target, ...(perPackage ? { package: perPackage } : {}), parts: [] }
+          byTarget.set(id, c)
+        }
+        if (!c.parts.includes(leaf.name)) c.parts.push(leaf.name)
+      }
+    }
+    const choices = [...byTarget.values()].sort((a, b) => (a.target.key < b.target.key ? -1 : a.target.key > b.target.key ? 1 : (a.package ?? '') < (b.package ?? '') ? -1 : 1))
+    for (const c of choices) c.parts.sort()
+    return { choices, packages: [...packages].sort() }
+  }
+
+  /** Why a topic has no source for an entity, from the release's curated gaps. */
+  gap(e: CatalogEntity, topic: Topic): string | undefined {
+    const key = normalizeKey(e.name)
+    return this.catalog.gaps.find((g) => g.topic === topic && key.startsWith(normalizeKey(g.match.replace(/\*$/, ''))))?.reason
+  }
+
+  /** Number of `query` terms an entity's description matches, for ranking candidates. */
+  score(e: CatalogEntity, query: string | undefined): number {
+    if (!query) return 0
+    const text = this.searchText.get(e)!
+    let s = 0
+    for (const t of queryTerms(query)) for (const w of text) if (w.startsWith(t)) { s++; break }
+    return s
+  }
+}

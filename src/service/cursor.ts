@@ -1,0 +1,53 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { ServiceError } from './errors.js'
+
+export interface CursorPosition {
+  score: number
+  ord: number
+}
+
+/**
+ * Opaque paging cursors: the position plus the release and a digest of the query they belong to,
+ * HMAC-signed so an altered or transplanted cursor is refused instead of paging something else.
+ */
+export class CursorCodec {
+  private readonly key: Buffer
+
+  constructor(secret: string) {
+    this.key = createHash('sha256').update(`hwfacts-cursor\0${secret}`).digest()
+  }
+
+  /** A short digest of everything that defines a result set, except the page position. */
+  static bind(parts: ReadonlyArray<string | number | undefined>): string {
+    return createHash('sha256').update(parts.map((p) => (p === undefined ? '\u0000' : String(p))).join('\u0001')).digest('base64url').slice(0, 16)
+  }
+
+  private mac(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest('base64url').slice(0, 22)
+  }
+
+  encode(release: string, binding: string, pos: CursorPosition): string {
+    const payload = Buffer.from(JSON.stringify([1, release, binding, pos.score, pos.ord])).toString('base64url')
+    return `${payload}.${this.mac(payload)}`
+  }
+
+  /** Checks the signature and shape; the caller checks release and binding against its request. */
+  decode(cursor: string): { release: string; binding: string; pos: CursorPosition } {
+    const invalid = (why: string) => new ServiceError('INVALID_CURSOR', `The cursor ${why}.`, 'cursor')
+    const dot = cursor.indexOf('.')
+    if (dot <= 0) throw invalid('is malformed')
+    const payload = cursor.slice(0, dot)
+    const mac = Buffer.from(cursor.slice(dot + 1))
+    const expected = Buffer.from(this.mac(payload))
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw invalid('was altered or was not issued by this service')
+    let v: unknown
+    try {
+      v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
+    } catch {
+      throw invalid('is malformed')
+    }
+    if (!Array.isArray(v) || v[0] !== 1 || typeof v[1] !== 'string' || typeof v[2] !== 'string' || typeof v[3] !== 'number' || typeof v[4] !== 'number')
+      throw invalid('is malformed')
+    return { release: v[1], binding: v[2], pos: { score: v[3], ord: v[4] } }
+  }
+}

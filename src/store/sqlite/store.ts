@@ -1,0 +1,141 @@
+import Database from 'better-sqlite3'
+import { existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ReleaseCatalog } from '../../model/catalog.js'
+import { DataDir, RELEASE_ID } from '../layout.js'
+import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
+import { scopeToken } from './schema.js'
+
+/** An FTS5 prefix query for one term inside one target/topic scope. Terms are [a-z0-9]+ already. */
+function termMatch(scope: string, term: string): string {
+  return `scope : ${scope} AND terms : "${term}"*`
+}
+
+class SqliteReleaseStore implements ReleaseStore {
+  readonly manifest: ReleaseManifest
+  readonly catalog: ReleaseCatalog
+  private readonly targetOrdinal: Map<string, number>
+  // One prepared statement per query shape; shapes are few (filters present or not, term count).
+  private readonly statements = new Map<string, Database.Statement>()
+
+  constructor(private readonly db: Database.Database) {
+    const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
+    this.manifest = JSON.parse(meta.get('manifest')!.value) as ReleaseManifest
+    this.catalog = JSON.parse(meta.get('catalog')!.value) as ReleaseCatalog
+    this.targetOrdinal = new Map(this.catalog.targets.map((t, i) => [t.key, i]))
+  }
+
+  async queryFacts(q: FactQuery): Promise<FactRow[]> {
+    const ti = this.targetOrdinal.get(q.target)
+    if (ti === undefined) return []
+    const where: string[] = ['f.target = ?', 'f.topic = ?']
+    const params: unknown[] = [q.target, q.topic]
+    if (q.names.length > 0 || q.prefixes.length > 0) {
+      const ors: string[] = []
+      if (q.names.length > 0) {
+        ors.push(`f.name_key IN (${q.names.map(() => '?').join(',')})`)
+        params.push(...q.names.map((n) => n.toLowerCase()))
+      }
+      for (const p of q.prefixes) {
+        ors.push('(f.name_key >= ? AND f.name_key < ?)')
+        params.push(p.toLowerCase(), p.toLowerCase() + '\uffff')
+      }
+      where.push(`(${ors.join(' OR ')})`)
+    }
+    if (q.package !== undefined) {
+      where.push('f.package = ? COLLATE NOCASE')
+      params.push(q.package)
+    }
+    if (q.peripheral !== undefined) {
+      where.push('f.ord IN (SELECT ord FROM fact_peripherals WHERE peripheral = ?)')
+      params.push(q.peripheral)
+    }
+    if (q.siliconRevision !== undefined) {
+      where.push("(f.revisions IS NULL OR instr(f.revisions, ' ' || ? || ' ') > 0 OR (instr(f.revisions, ' * ') > 0 AND instr(f.revisions, ' !' || ? || ' ') = 0))")
+      params.push(q.siliconRevision, q.siliconRevision)
+    }
+    let sql: string
+    if (q.terms.length === 0) {
+      if (q.after) {
+        where.push('f.ord > ?')
+        params.push(q.after.ord)
+      }
+      sql = `SELECT f.ord AS ord, 0 AS score, f.tokens AS tokens, f.body AS body FROM facts f WHERE ${where.join(' AND ')} ORDER BY f.ord LIMIT ?`
+    } else {
+      const scope = scopeToken(ti, q.topic)
+      const unions = q.terms.map(() => 'SELECT rowid AS ord FROM fact_terms WHERE fact_terms MATCH ?').join(' UNION ALL ')
+      params.unshift(...q.terms.map((t) => termMatch(scope, t)))
+      if (q.after) {
+        where.push('(m.score < ? OR (m.score = ? AND f.ord > ?))')
+        params.push(q.after.score, q.after.score, q.after.ord)
+      }
+      sql =
+        `WITH m(ord, score) AS (SELECT ord, count(*) FROM (${unions}) GROUP BY ord) ` +
+        `SELECT f.ord AS ord, m.score AS score, f.tokens AS tokens, f.body AS body FROM m JOIN facts f ON f.ord = m.ord ` +
+        `WHERE ${where.join(' AND ')} ORDER BY m.score DESC, f.ord LIMIT ?`
+    }
+    params.push(q.limit)
+    let stmt = this.statements.get(sql)
+    if (!stmt) {
+      stmt = this.db.prepare(sql)
+      this.statements.set(sql, stmt)
+    }
+    return stmt.all(...params) as FactRow[]
+  }
+
+  async close(): Promise<void> {
+    this.db.close()
+  }
+}
+
+export function openSqliteRelease(file: string): ReleaseStore {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  db.pragma('query_only = ON')
+  db.pragma('mmap_size = 268435456')
+  return new SqliteReleaseStore(db)
+}
+
+const PROMOTED_RECHECK_MS = 1000
+
+/** The kept releases of a data dir; opened releases stay open (they are immutable). */
+export class SqliteRepository implements ReleaseRepository {
+  readonly kind = 'sqlite' as const
+  private readonly data: DataDir
+  private readonly open_ = new Map<string, ReleaseStore>()
+  private promoted: { id: string | undefined; checkedAt: number; mtimeMs: number } = { id: undefined, checkedAt: -Infinity, mtimeMs: -1 }
+
+  constructor(root: string) {
+    this.data = new DataDir(root)
+  }
+
+  /** Re-reads the pointer at most once a second, so a promotion is seen without a restart. */
+  async promotedId(): Promise<string | undefined> {
+    const now = performance.now()
+    if (now - this.promoted.checkedAt < PROMOTED_RECHECK_MS) return this.promoted.id
+    this.promoted.checkedAt = now
+    const file = join(this.data.root, 'promoted')
+    const mtimeMs = existsSync(file) ? statSync(file).mtimeMs : -1
+    if (mtimeMs !== this.promoted.mtimeMs) this.promoted = { id: this.data.promotedId(), checkedAt: now, mtimeMs }
+    return this.promoted.id
+  }
+
+  async open(id: string): Promise<ReleaseStore | undefined> {
+    if (!RELEASE_ID.test(id)) return undefined
+    let store = this.open_.get(id)
+    if (store) return store
+    const file = this.data.releaseDb(id)
+    if (!existsSync(file)) return undefined
+    store = openSqliteRelease(file)
+    this.open_.set(id, store)
+    return store
+  }
+
+  async list(): Promise<string[]> {
+    return this.data.releaseIds()
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.open_.values()) await s.close()
+    this.open_.clear()
+  }
+}

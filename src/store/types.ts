@@ -1,0 +1,75 @@
+import type { ParseProblem, Topic } from '../model/fact.js'
+import type { ReleaseCatalog } from '../model/catalog.js'
+
+export interface SourceRecord {
+  path: string
+  sha256: string
+  bytes: number
+  kind: string
+  publisher: string
+  distributor?: string
+  license: string
+  mediaType: string
+  upstream?: { repository?: string; commit?: string; path?: string; url?: string }
+  /** Content-addressed location inside the data dir, e.g. `archive/sha256/8e/8e05…`. */
+  archivePath: string
+}
+
+/** Written beside every release; the source of `/v1/release`. Immutable once written. */
+export interface ReleaseManifest {
+  format: 'hwfacts-release/1'
+  id: string
+  createdAt: string
+  indexerFormat: number
+  tokenizer: string
+  sources: SourceRecord[]
+  counts: { facts: number; parts: number; targets: number; byTopic: Partial<Record<Topic, number>> }
+  /** Sources that failed to parse. A release with problems is never promoted. */
+  problems: ParseProblem[]
+}
+
+export interface FactQuery {
+  target: string
+  topic: Topic
+  /** Exact fact names (case-insensitive), ORed with `prefixes`. Both empty: no name filter. */
+  names: string[]
+  prefixes: string[]
+  /** Upper-cased peripheral instance name. */
+  peripheral?: string
+  package?: string
+  /** Canonical silicon revision code (`0x05`). */
+  siliconRevision?: string
+  /** Query terms: when present, only facts matching at least one are returned, best first. */
+  terms: string[]
+  /** Continue after this position of the (score desc, ord asc) order. */
+  after?: { score: number; ord: number }
+  limit: number
+}
+
+export interface FactRow {
+  ord: number
+  /** Number of query terms the fact matched; 0 without terms. */
+  score: number
+  /** Tokens of `body` (the release's tokenizer), counted at index time. */
+  tokens: number
+  /** The fact's public JSON, serialized once by the indexer, so responses are byte-stable. */
+  body: string
+}
+
+/** One immutable release, opened for reading. */
+export interface ReleaseStore {
+  readonly manifest: ReleaseManifest
+  readonly catalog: ReleaseCatalog
+  queryFacts(q: FactQuery): Promise<FactRow[]>
+  close(): Promise<void>
+}
+
+/** The kept releases and which one is promoted. */
+export interface ReleaseRepository {
+  readonly kind: 'sqlite' | 'search-engine'
+  promotedId(): Promise<string | undefined>
+  /** undefined when no such release is kept. */
+  open(id: string): Promise<ReleaseStore | undefined>
+  list(): Promise<string[]>
+  close(): Promise<void>
+}
