@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
+import { countTokens } from '../src/model/tokens.js'
 import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem, Topic } from '../src/model/fact.js'
 import type { ReleaseCatalog } from '../src/model/catalog.js'
 import { terms } from '../src/model/text.js'
@@ -12,11 +12,12 @@ import type { ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog, loadCuration } from './curation/catalog.js'
 import { loadArtifacts, readInventory, type InventoryRecord } from './inventory.js'
 import { ADAPTERS } from './sources/index.js'
+import { TOKENIZER } from '../src/model/tokens.js'
 import type { LoadedArtifact, SourceAdapter } from './sources/types.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every release id. */
 export const INDEXER_FORMAT = 1
-export const TOKENIZER = 'cl100k_base'
+
 
 export interface BuildOptions {
   inventory: string
@@ -71,10 +72,11 @@ function runAdapters(artifacts: LoadedArtifact[], adapters: readonly SourceAdapt
     for (const x of mine) claimed.add(x.path)
     if (mine.length === 0) continue
     const r = a.parse(mine)
-    targets.push(...r.targets)
-    facts.push(...r.facts)
-    parts.push(...r.parts)
-    problems.push(...r.problems)
+    // Loops, not spread: an adapter can return hundreds of thousands of facts.
+    for (const x of r.targets) targets.push(x)
+    for (const x of r.facts) facts.push(x)
+    for (const x of r.parts) parts.push(x)
+    for (const x of r.problems) problems.push(x)
   }
   for (const x of artifacts) if (!claimed.has(x.path)) problems.push({ file: x.path, reason: `no adapter for source kind "${x.kind}"` })
   return { targets, facts, parts, problems }

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
+import { countTokens } from '../model/tokens.js'
 import { TOPICS, type Topic } from '../model/fact.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { normalizeKey, queryTerms } from '../model/text.js'

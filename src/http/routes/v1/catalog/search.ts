@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify'
+import { CatalogSearchParams } from '../../../../schemas/params.js'
+import type { HardwareFacts } from '../../../../service/facts.js'
+import { factRoute } from '../../../fact-route.js'
+
+export default async function catalogSearchRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
+  factRoute(app, {
+    url: '/v1/catalog/search',
+    operationId: 'searchCatalog',
+    summary: 'Search the publisher selector catalog',
+    description: 'Selector parts and RefNames whose name is the query, whose ordering code it is, or which start with it.',
+    querystring: CatalogSearchParams,
+    scope: 'facts:read',
+    handler: (p) => facts.catalogSearch(p)
+  })
+}

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify'
+import { ContextParams } from '../../../schemas/params.js'
+import type { HardwareFacts } from '../../../service/facts.js'
+import { factRoute } from '../../fact-route.js'
+
+export default async function contextRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
+  factRoute(app, {
+    url: '/v1/context',
+    operationId: 'getContext',
+    summary: 'A bounded, evidence-backed page of facts for one part and topic',
+    description:
+      'Facts in a deterministic order (best text match first when `query` is given), within `limit` and `max_tokens`. `page.nextCursor` continues the result set. An ambiguous or unknown part returns no facts, with candidates. The deprecated `revision` adds a `Deprecation` header.',
+    querystring: ContextParams,
+    scope: 'facts:read',
+    handler: async (p, _req, reply) => {
+      const r = await facts.context(p)
+      if (r.deprecatedRevision) reply.header('Deprecation', 'true').header('Link', '</openapi.json>; rel="deprecation"')
+      return reply.type('application/json; charset=utf-8').send(r.body)
+    }
+  })
+}

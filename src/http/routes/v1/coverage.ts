@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify'
+import { PartParams } from '../../../schemas/params.js'
+import type { HardwareFacts } from '../../../service/facts.js'
+import { factRoute } from '../../fact-route.js'
+
+export default async function coverageRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
+  factRoute(app, {
+    url: '/v1/coverage',
+    operationId: 'getCoverage',
+    summary: 'Verified topic coverage of a part',
+    description: 'Per topic: covered (with fact count and target), ambiguous (with candidates) or not covered (with the reason).',
+    querystring: PartParams,
+    scope: 'facts:read',
+    handler: (p) => facts.coverage(p)
+  })
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import { CONTRACT_VERSION, NoParams } from '../../../schemas/params.js'
+import { ReleaseResponse, problemResponses } from '../../../schemas/responses.js'
+import type { HardwareFacts } from '../../../service/facts.js'
+import type { Contract } from '../../contract.js'
+import { BEARER_ALTERNATIVES, GET_ERRORS, methodNotAllowed, SERVICE_VERSION_HEADER } from '../../fact-route.js'
+
+export default async function releaseRoute(app: FastifyInstance, { facts, contract }: { facts: HardwareFacts; contract: Contract }) {
+  app.get(
+    '/v1/release',
+    {
+      schema: {
+        operationId: 'getRelease',
+        summary: 'The promoted immutable corpus release and the API identity',
+        querystring: NoParams,
+        headers: SERVICE_VERSION_HEADER,
+        security: BEARER_ALTERNATIVES,
+        response: { 200: ReleaseResponse, ...problemResponses(GET_ERRORS) }
+      },
+      config: { scope: 'facts:read' }
+    },
+    async () => ({ release: await facts.release(), api: { version: CONTRACT_VERSION, openapi_sha256: contract.digest() } })
+  )
+  methodNotAllowed(app, '/v1/release')
+}
