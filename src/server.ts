@@ -2,11 +2,11 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ApiKeyStore, generateKey } from './auth/keys.js'
+import { openBackends } from './backends.js'
 import { loadConfig, type Config } from './config.js'
 import { buildApp } from './http/app.js'
 import { HardwareFacts } from './service/facts.js'
 import { DataDir } from './store/layout.js'
-import { SqliteRepository } from './store/sqlite/store.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SAMPLE_CORPUS = join(ROOT, 'test', 'fixtures', 'sample-corpus')
@@ -36,18 +36,20 @@ function ensureDevKey(cfg: Config): string | undefined {
 export async function start(cfg: Config = loadConfig()) {
   if (cfg.sampleData) await ensureSampleRelease(cfg)
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
-  const repo = new SqliteRepository(cfg.dataDir)
-  const facts = new HardwareFacts(repo, cfg.cursorSecret)
+  const backends = await openBackends(cfg)
+  const facts = new HardwareFacts(backends.repo, cfg.cursorSecret)
   const app = await buildApp({
     facts,
     keys: ApiKeyStore.fromFile(cfg.apiKeysFile),
     logger: { level: cfg.logLevel, redact: ['req.headers.authorization'] },
     rateLimit: cfg.rateLimit,
+    readinessChecks: backends.readinessChecks,
+    ...(backends.redis ? { redis: backends.redis } : {}),
     ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {})
   })
   const close = async () => {
     await app.close()
-    await repo.close()
+    await backends.close()
     process.exit(0)
   }
   process.once('SIGINT', close)

@@ -49,7 +49,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return typeof h === 'string' && REQUEST_ID.test(h) ? h : randomUUID()
     },
     requestIdHeader: false,
-    requestIdLogLabel: 'requestId',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: false },
     bodyLimit: 1024 * 1024
