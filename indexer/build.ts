@@ -169,7 +169,6 @@ export function buildRelease(opts: BuildOptions): BuildResult {
     lap('facts')
 
     const built = buildCatalog({ targets: out.targets, parts: out.parts, counts }, curation)
-    problems.push(...built.problems)
     const catalog: ReleaseCatalog = built.catalog
     const catalogJson = JSON.stringify(catalog)
     idHash.update(catalogJson)
@@ -202,7 +201,8 @@ export function buildRelease(opts: BuildOptions): BuildResult {
         archivePath: data.archiveRel(a.sha256)
       })),
       counts: { facts: factCount, parts: out.parts.length, targets: out.targets.length, byTopic },
-      problems
+      problems,
+      coverageNotes: built.notes
     }
     const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
     putMeta.run('manifest', JSON.stringify(manifest))

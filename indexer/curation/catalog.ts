@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { CatalogPart, DocumentTarget, ParseProblem, Topic } from '../../src/model/fact.js'
+import type { CatalogPart, DocumentTarget, Topic } from '../../src/model/fact.js'
 import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
 import { normalizeKey } from '../../src/model/text.js'
 
@@ -47,10 +47,10 @@ export interface CatalogInput {
 
 /**
  * Builds the resolvable catalog: selector parts and RefNames from the STM32 data, SVD devices and
- * curated devices from devices.json. A curated entry whose target is absent is reported, not guessed.
+ * curated devices from devices.json. A curated entry whose target is absent is noted, not guessed.
  */
-export function buildCatalog(input: CatalogInput, curation: Curation): { catalog: ReleaseCatalog; problems: ParseProblem[] } {
-  const problems: ParseProblem[] = []
+export function buildCatalog(input: CatalogInput, curation: Curation): { catalog: ReleaseCatalog; notes: string[] } {
+  const notes: string[] = []
   const targetKeys = new Set(input.targets.map((t) => t.key))
   const entities: CatalogEntity[] = []
 
@@ -67,7 +67,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     if (!source) return undefined
     const key = svdTargetKey(source)
     if (targetKeys.has(key)) return key
-    problems.push({ file: 'indexer/curation/devices.json', reason: `${what}: SVD source ${source} is not in this release` })
+    notes.push(`${what}: SVD source ${source} is not in this release`)
     return undefined
   }
 
@@ -132,7 +132,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     if (d.errata) {
       const key = errataTargetKey(d.errata)
       if (targetKeys.has(key)) targets.errata = key
-      else problems.push({ file: 'indexer/curation/devices.json', reason: `${d.name}: errata target ${key} is not in this release` })
+      else notes.push(`${d.name}: errata target ${key} is not in this release`)
     }
     entities.push({ name: d.name, kind: 'device', keys: [...new Set([d.name, ...d.aliases].map(normalizeKey))], targets, reason: d.reason })
   }
@@ -146,7 +146,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
         seen.set(k, e.name)
         return true
       }
-      if (owner !== e.name) problems.push({ file: 'indexer/curation/devices.json', reason: `lookup key ${k} of ${e.name} already names ${owner}` })
+      if (owner !== e.name) notes.push(`lookup key ${k} of ${e.name} already names ${owner}; kept for ${owner}`)
       return false
     })
   }
@@ -155,5 +155,5 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
   const targets: TargetSummary[] = input.targets
     .map((t) => ({ ...t, factCounts: input.counts.get(t.key) ?? {} }))
     .sort((a, b) => (a.key < b.key ? -1 : 1))
-  return { catalog: { entities, targets, gaps: curation.gaps }, problems }
+  return { catalog: { entities, targets, gaps: curation.gaps }, notes }
 }

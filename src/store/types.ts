@@ -26,6 +26,8 @@ export interface ReleaseManifest {
   counts: { facts: number; parts: number; targets: number; byTopic: Partial<Record<Topic, number>> }
   /** Sources that failed to parse. A release with problems is never promoted. */
   problems: ParseProblem[]
+  /** Curated mappings this release's sources could not serve (e.g. an SVD absent from a subset inventory). */
+  coverageNotes: string[]
 }
 
 export interface FactQuery {

@@ -1,0 +1,392 @@
+import { posix } from 'node:path'
+import type { CatalogPart, DocumentTarget, Evidence, FactDraft, FactScope, ParseProblem } from '../../src/model/fact.js'
+import { parseXml, XmlParseError, type XmlElement } from '../xml.js'
+import { SourceLines } from './evidence.js'
+import { decodeArtifact, readGpioModes, type GpioModesFile, type GpioPinModes, type Stm32Remap } from './stm32-gpio.js'
+import { expandRefName, pinBaseName, signalPeripheral } from './stm32-names.js'
+import { emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
+
+export { expandRefName, pinBaseName, signalPeripheral } from './stm32-names.js'
+
+const MCU_KIND = 'stm32-pin-data-mcu'
+const GPIO_KIND = 'stm32-pin-data-gpio-modes'
+
+/**
+ * ST's open pin data (STM32_open_pin_data): one MCU file per RefName and package gives the
+ * `pins` and `electrical` facts and the selector catalog; the GPIO modes file it names adds
+ * AF numbers (or, for STM32F1, AFIO remap blocks) per pin and signal.
+ */
+export const stm32Adapter: SourceAdapter = {
+  name: 'stm32-pin-data',
+  kinds: [MCU_KIND, GPIO_KIND],
+  parse(artifacts: readonly LoadedArtifact[]): AdapterResult {
+    const result = emptyResult()
+    const gpioByPath = new Map<string, LoadedArtifact>()
+    const mcus: LoadedArtifact[] = []
+    for (const a of artifacts) {
+      if (a.kind === GPIO_KIND) gpioByPath.set(a.path, a)
+      else if (a.kind === MCU_KIND) mcus.push(a)
+    }
+    mcus.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const build: Build = { gpioByPath, gpioCache: new Map(), keys: new Set(), ioModesCache: new Map(), result }
+    for (const mcu of mcus) {
+      try {
+        parseMcu(mcu, build)
+      } catch (err) {
+        // Never throw: anything unexpected about one file is that file's problem.
+        result.problems.push({ file: mcu.path, reason: `unexpected error: ${(err as Error).message}` })
+      }
+    }
+    // GPIO modes files no MCU file names (70 of 90 in the corpus) yield no facts and are not read.
+    return result
+  }
+}
+
+/** State shared by all MCU files of one parse call. */
+interface Build {
+  gpioByPath: ReadonlyMap<string, LoadedArtifact>
+  /** Many MCU files share one GPIO modes file: each is parsed at most once, on first use. */
+  gpioCache: Map<string, GpioModesFile | undefined>
+  keys: Set<string>
+  /** IOModes attribute → list: a few distinct values shared by ~11k pins, split once per build. */
+  ioModesCache: Map<string, string[]>
+  result: AdapterResult
+}
+
+/** What every pins fact of one MCU file shares. */
+interface McuContext {
+  key: string
+  pkg: string
+  /** One scope object for all pins facts of the file: they are read, never mutated. */
+  pinScope: FactScope
+  instances: ReadonlySet<string>
+  gpio: GpioModesFile | undefined
+  ev: (line: number, path: string) => Evidence
+  ioModesCache: Map<string, string[]>
+}
+
+function parseMcu(artifact: LoadedArtifact, build: Build): void {
+  const { gpioByPath, gpioCache, keys, result } = build
+  const file = artifact.path
+  const problems = result.problems
+  const text = decodeArtifact(artifact)
+  let root: XmlElement
+  try {
+    root = parseXml(text)
+  } catch (err) {
+    problems.push({ file, line: err instanceof XmlParseError ? err.line : undefined, reason: `not well-formed XML: ${(err as Error).message}` })
+    return
+  }
+  const refName = root.attrs.RefName
+  const pkg = root.attrs.Package
+  if (root.name !== 'Mcu' || !refName || !pkg) {
+    problems.push({ file, line: root.line, reason: 'expected an <Mcu> root element with RefName and Package attributes' })
+    return
+  }
+  const parts = expandRefName(refName)
+  if (!parts) {
+    problems.push({ file, line: root.line, reason: `cannot expand RefName ${refName} into selector parts` })
+    return
+  }
+  const key = 'stm32:' + refName
+  if (keys.has(key)) {
+    problems.push({ file, line: root.line, reason: `RefName ${refName} already given by another file; skipped` })
+    return
+  }
+  keys.add(key)
+  const lines = new SourceLines(text)
+  const src = { sourceSha256: artifact.sha256, sourcePath: file }
+  const ev = (line: number, path: string): Evidence => ({
+    sourceSha256: artifact.sha256,
+    sourcePath: file,
+    locator: flat(`line ${line}: ${path}`),
+    excerpt: flat(lines.excerpt(line))
+  })
+
+  const target: DocumentTarget = { key, topics: ['pins', 'electrical'], device: refName, ...src, packages: [pkg] }
+  if (root.attrs.Line) target.description = root.attrs.Line
+  result.targets.push(target)
+
+  // One pass over the root's children: collect what each section needs.
+  const flash: XmlElement[] = []
+  const ram: XmlElement[] = []
+  const pinGroups = new Map<string, XmlElement[]>()
+  const instances = new Set<string>()
+  let core: XmlElement | undefined
+  let frequency: XmlElement | undefined
+  let voltage: XmlElement | undefined
+  let current: XmlElement | undefined
+  let temperature: XmlElement | undefined
+  let gpioIp: XmlElement | undefined
+  for (const el of root.children) {
+    switch (el.name) {
+      case 'Pin': {
+        const label = el.attrs.Name
+        if (!label || !el.attrs.Position) {
+          problems.push({ file, line: el.line, reason: '<Pin> without Name or Position; skipped' })
+          break
+        }
+        const base = pinBaseName(label)
+        const group = pinGroups.get(base)
+        if (group) group.push(el)
+        else pinGroups.set(base, [el])
+        break
+      }
+      case 'IP':
+        if (el.attrs.InstanceName) instances.add(el.attrs.InstanceName)
+        if (el.attrs.Name === 'GPIO') gpioIp ??= el
+        break
+      case 'Flash':
+        flash.push(el)
+        break
+      case 'Ram':
+        ram.push(el)
+        break
+      case 'Core':
+        core ??= el
+        break
+      case 'Frequency':
+        frequency ??= el
+        break
+      case 'Voltage':
+        voltage ??= el
+        break
+      case 'Current':
+        current ??= el
+        break
+      case 'Temperature':
+        temperature ??= el
+        break
+    }
+  }
+
+  const maxFrequency = frequency ? numberOf(frequency.text, file, frequency.line, 'Frequency', problems) : undefined
+
+  // Catalog: the file lists one <Flash> per alternative in order; <Ram> is either one per
+  // alternative or a single value all alternatives share (e.g. STM32G0/G4/L0/L4, F103, H743).
+  const family = root.attrs.Family
+  const line = root.attrs.Line
+  const flashKb = sizesPerPart(flash, parts.length, 'Flash', file, root.line, problems)
+  const ramKb = sizesPerPart(ram, parts.length, 'Ram', file, root.line, problems)
+  if (!family || !line || !core || core.text === '') {
+    problems.push({ file, line: root.line, reason: 'missing Family, Line or <Core>: no catalog parts' })
+  } else if (flashKb && ramKb) {
+    parts.forEach((name, i) => {
+      const part: CatalogPart = {
+        name,
+        refName,
+        family,
+        line,
+        package: pkg,
+        flashKb: flashKb[i] as number,
+        ramKb: ramKb[i] as number,
+        core: core.text,
+        target: key,
+        ...src
+      }
+      if (maxFrequency !== undefined) part.maxFrequencyMhz = maxFrequency
+      result.parts.push(part)
+    })
+  }
+
+  // Electrical: one fact per attribute present; nothing for an absent one.
+  const scope = { device: refName, parts }
+  const electrical = (el: XmlElement | undefined, attr: string, name: string, unit: string): void => {
+    const raw = el?.attrs[attr]
+    if (!el || raw === undefined) return
+    const value = numberOf(raw, file, el.line, `${el.name} ${attr}`, problems)
+    if (value === undefined) return
+    result.facts.push({ target: key, topic: 'electrical', name, value: { value, unit }, scope, evidence: [ev(el.line, `/Mcu/${el.name}/@${attr}`)] })
+  }
+  electrical(voltage, 'Min', 'supply.vdd.min', 'V')
+  electrical(voltage, 'Max', 'supply.vdd.max', 'V')
+  electrical(temperature, 'Min', 'temperature.ambient.min', '°C')
+  electrical(temperature, 'Max', 'temperature.ambient.max', '°C')
+  if (frequency && maxFrequency !== undefined) {
+    result.facts.push({
+      target: key,
+      topic: 'electrical',
+      name: 'clock.cpu.max',
+      value: { value: maxFrequency, unit: 'MHz' },
+      scope,
+      evidence: [ev(frequency.line, '/Mcu/Frequency')]
+    })
+  }
+  // ST's MCU selector gives the run current per MHz; the file does not say so itself.
+  electrical(current, 'Run', 'current.run', 'µA/MHz')
+  electrical(current, 'Lowest', 'current.lowest', 'µA')
+
+  // GPIO modes: missing or unreadable → pins still come, without AF numbers, and a problem says so.
+  let gpio: GpioModesFile | undefined
+  if (!gpioIp?.attrs.Version) {
+    problems.push({ file, line: root.line, reason: 'no <IP Name="GPIO" Version=...>: pins given without alternate functions' })
+  } else {
+    const gpioPath = posix.join(posix.dirname(file), 'IP', `GPIO-${gpioIp.attrs.Version}_Modes.xml`)
+    const gpioArtifact = gpioByPath.get(gpioPath)
+    if (!gpioArtifact) {
+      problems.push({ file, line: gpioIp.line, reason: `GPIO modes file ${gpioPath} is not in the inventory: pins given without alternate functions` })
+    } else {
+      if (!gpioCache.has(gpioPath)) gpioCache.set(gpioPath, readGpioModes(gpioArtifact, problems))
+      gpio = gpioCache.get(gpioPath)
+      if (!gpio) problems.push({ file, line: gpioIp.line, reason: `GPIO modes file ${gpioPath} is unreadable: pins given without alternate functions` })
+    }
+  }
+
+  const ctx: McuContext = { key, pkg, pinScope: { device: refName, parts, package: pkg }, instances, gpio, ev, ioModesCache: build.ioModesCache }
+  for (const [name, entries] of pinGroups) result.facts.push(pinFact(name, entries, ctx))
+}
+
+/**
+ * One pins fact for all pins sharing a base name in this package (VDD ×N, or PA9 plus its
+ * `PA9 [PA11]` remap variant). Positions, signals and evidence follow file order — in the corpus
+ * ascending position (numbers, then BGA row letters and column numbers) — except that remap
+ * variants come last.
+ * Written with plain arrays and loops: it runs ~13k times per corpus build and the sets are tiny.
+ */
+function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft {
+  const { gpio } = ctx
+  // The pin's own pad first, pads it reaches only through a SYSCFG remap (Variant=…) after it,
+  // so `label`/`position` describe PA9 itself even where BGA order lists the remapped ball first.
+  const entries = group.length > 1 && group.some((el) => el.attrs.Variant) ? group.filter((el) => !el.attrs.Variant).concat(group.filter((el) => el.attrs.Variant)) : group
+  const first = entries[0] as XmlElement
+  const positions: string[] = []
+  const signals: string[] = []
+  const labels: string[] = []
+  const evidence: Evidence[] = []
+  let gpioEvidence: Evidence[] | undefined
+  let variants: { position: string; label: string; variant: string }[] | undefined
+  const afs: { af: number; signal: string }[] = []
+  const remaps: Stm32Remap[] = []
+  let ioModes: string[] | undefined
+  for (const el of entries) {
+    const label = el.attrs.Name as string
+    const position = el.attrs.Position as string
+    if (!positions.includes(position)) positions.push(position)
+    // One MCU evidence entry per distinct label: VDD ×10 needs one, PA9 + `PA9 [PA11]` two.
+    if (!labels.includes(label)) {
+      labels.push(label)
+      evidence.push(ctx.ev(el.line, `/Mcu/Pin[Name=${label}]`))
+    }
+    if (el.attrs.Variant) (variants ??= []).push({ position, label, variant: el.attrs.Variant })
+    const start = signals.length
+    let eventOut = false
+    for (const s of el.children) {
+      const sig = s.attrs.Name
+      if (s.name !== 'Signal' || !sig) continue
+      if (!signals.includes(sig)) signals.push(sig)
+      if (sig === 'GPIO' && s.attrs.IOModes) {
+        const modes = splitModes(s.attrs.IOModes, ctx.ioModesCache)
+        ioModes ??= modes
+        eventOut = modes.includes('EVENTOUT')
+      }
+    }
+    const modes = gpio?.pins.get(label)
+    if (!modes) continue
+    // The modes file serves a whole line (F405/F407/F415/F417 share one); keep only signals this
+    // MCU lists on the pin, plus EVENTOUT where its GPIO signal offers that mode. `own` is this
+    // entry's signals: those it added to `signals` plus any an earlier entry already had.
+    const own = start === 0 ? signals : signalsOf(el)
+    let used = false
+    for (const a of modes.afs) {
+      if (!(own.includes(a.signal) || (eventOut && a.signal === 'EVENTOUT'))) continue
+      used = true
+      if (!afs.some((b) => b.af === a.af && b.signal === a.signal)) afs.push(a)
+    }
+    for (const r of modes.remaps) {
+      if (!(own.includes(r.signal) || (eventOut && r.signal === 'EVENTOUT'))) continue
+      used = true
+      if (!remaps.includes(r)) remaps.push(r)
+    }
+    if (used) (gpioEvidence ??= []).push(gpioEvidenceOf(gpio as GpioModesFile, modes))
+  }
+  // Datasheet AF tables read by AF number.
+  if (afs.length > 1) afs.sort((a, b) => a.af - b.af || (a.signal < b.signal ? -1 : a.signal > b.signal ? 1 : 0))
+  const value: Record<string, unknown> = {
+    label: first.attrs.Name,
+    package: ctx.pkg,
+    position: positions[0],
+    positions,
+    type: first.attrs.Type ?? '',
+    signals
+  }
+  if (ioModes) value.ioModes = ioModes
+  // Without a readable modes file the AF numbers are unknown, not empty: leave them out.
+  if (gpio) {
+    value.alternateFunctions = afs
+    if (gpio.usesRemapBlocks) value.remaps = remaps
+  }
+  if (variants) value.variants = variants
+  const fact: FactDraft = { target: ctx.key, topic: 'pins', name, value, scope: ctx.pinScope, evidence: gpioEvidence ? evidence.concat(gpioEvidence) : evidence }
+  let peripherals: string[] | undefined
+  for (const sig of signals) {
+    const p = signalPeripheral(sig, ctx.instances)
+    if (p && !(peripherals ??= []).includes(p)) peripherals.push(p)
+  }
+  if (peripherals) fact.peripherals = peripherals.sort()
+  return fact
+}
+
+function splitModes(raw: string, cache: Map<string, string[]>): string[] {
+  let modes = cache.get(raw)
+  if (!modes) cache.set(raw, (modes = raw.split(',')))
+  return modes
+}
+
+function signalsOf(el: XmlElement): string[] {
+  const out: string[] = []
+  for (const s of el.children) if (s.name === 'Signal' && s.attrs.Name) out.push(s.attrs.Name)
+  return out
+}
+
+/** Evidence into the GPIO modes file, built once per GPIO_Pin however many MCU files share it. */
+function gpioEvidenceOf(gpio: GpioModesFile, modes: GpioPinModes): Evidence {
+  return (modes.evidence ??= {
+    sourceSha256: gpio.artifact.sha256,
+    sourcePath: gpio.artifact.path,
+    locator: `line ${modes.line}: /IP/GPIO_Pin[Name=${modes.name}]`,
+    excerpt: gpio.lines.excerpt(modes.line)
+  })
+}
+
+/**
+ * Built strings (template literals, SourceLines.excerpt's join/replace) are rope-like cons strings
+ * in V8: ~20 heap objects per excerpt, kept alive with the facts and traced by every GC. Reading a
+ * character flattens the rope in place, leaving one flat string.
+ */
+function flat(s: string): string {
+  s.charCodeAt(0)
+  return s
+}
+
+function numberOf(raw: string, file: string, line: number, what: string, problems: ParseProblem[]): number | undefined {
+  const n = raw.trim() === '' ? NaN : Number(raw)
+  if (Number.isFinite(n)) return n
+  problems.push({ file, line, reason: `${what} is not a number: ${JSON.stringify(raw)}` })
+  return undefined
+}
+
+/** Sizes (KB) per selector part, from one element per part or one shared by all. */
+function sizesPerPart(
+  els: XmlElement[],
+  partCount: number,
+  what: string,
+  file: string,
+  rootLine: number,
+  problems: ParseProblem[]
+): number[] | undefined {
+  if (els.length !== partCount && els.length !== 1) {
+    problems.push({
+      file,
+      line: els[0]?.line ?? rootLine,
+      reason: `${els.length} <${what}> elements for ${partCount} selector parts (expected 1 or ${partCount}): no catalog parts`
+    })
+    return undefined
+  }
+  const sizes: number[] = []
+  for (const el of els) {
+    const n = numberOf(el.text, file, el.line, what, problems)
+    if (n === undefined) return undefined
+    sizes.push(n)
+  }
+  return sizes.length === partCount ? sizes : new Array<number>(partCount).fill(sizes[0] as number)
+}

@@ -1,0 +1,207 @@
+import type { IncomingMessage } from 'node:http'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
+import { isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import { Ajv } from 'ajv'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import type { ApiKeyStore } from '../auth/keys.js'
+import type { Contract } from '../http/contract.js'
+import { BEARER_ALTERNATIVES } from '../http/fact-route.js'
+import { publicBase } from '../http/problem.js'
+import { JsonObject, JsonRpcError, JsonRpcRequest, problemResponses } from '../schemas/responses.js'
+import { ServiceError } from '../service/errors.js'
+import type { HardwareFacts } from '../service/facts.js'
+import { createMcpServer } from './server.js'
+
+export interface McpOptions {
+  /** Largest accepted request body in bytes (HWFACTS_MCP_MAX_BYTES); 64 KiB by default. */
+  maxBytes?: number
+  /** Absolute base for `docUrl`s, as HWFACTS_PUBLIC_URL; the request's origin when absent. */
+  publicUrl?: string
+}
+
+export const DEFAULT_MCP_MAX_BYTES = 64 * 1024
+
+type RpcId = string | number | null
+
+/** The documented JsonRpcRequest shape is the contract (additional members allowed). */
+const checkShape = new Ajv({ allErrors: false }).compile(JsonRpcRequest)
+
+/** A JsonRpcError body: exactly jsonrpc, error, id (spec §2). */
+function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: RpcId, data?: Record<string, unknown>): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id })
+}
+
+const idOf = (body: unknown): RpcId => {
+  const id = (body as { id?: unknown } | null)?.id
+  return typeof id === 'string' || typeof id === 'number' ? id : null
+}
+
+/**
+ * The weight the client's Accept gives a media type: the most specific matching range decides
+ * (RFC 9110 §12.5.1); 0 when nothing matches.
+ */
+export function acceptWeight(accept: string, type: string): number {
+  const [tt] = type.split('/')
+  let best = 0
+  let specificity = -1
+  for (const item of accept.toLowerCase().split(',')) {
+    const [range = '', ...params] = item.split(';').map((s) => s.trim())
+    const s = range === type ? 2 : range === `${tt}/*` ? 1 : range === '*/*' ? 0 : -1
+    if (s <= specificity) continue
+    const q = params.find((p) => p.startsWith('q='))
+    const w = q === undefined ? 1 : Number(q.slice(2))
+    specificity = s
+    best = Number.isFinite(w) ? w : 0
+  }
+  return best
+}
+
+/**
+ * SSE only when the client weighs text/event-stream above application/json. Every response here is
+ * a single JSON-RPC message (no progress or server requests), so on a tie, which is what SDK
+ * clients send, the plain JSON response is the cheaper one. A client that accepts neither gets
+ * JSON anyway rather than an undocumented 406.
+ */
+export function wantsSse(accept: string | undefined): boolean {
+  return accept !== undefined && acceptWeight(accept, 'text/event-stream') > acceptWeight(accept, 'application/json')
+}
+
+/**
+ * The SDK transport answers 406 unless Accept lists both types, whichever it will use; the choice
+ * was made above (enableJsonResponse), so the header it reads is made to list both.
+ */
+function acceptBoth(raw: IncomingMessage): void {
+  const both = 'application/json, text/event-stream'
+  raw.headers.accept = both
+  let found = false
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) {
+    if (raw.rawHeaders[i]!.toLowerCase() === 'accept') {
+      raw.rawHeaders[i + 1] = both
+      found = true
+    }
+  }
+  if (!found) raw.rawHeaders.push('Accept', both)
+}
+
+const ROUTE_DESCRIPTION =
+  'A stateless Streamable HTTP MCP server (no sessions; each POST carries one JSON-RPC request or notification; batches are not supported). ' +
+  'Tools: resolve_part, search_catalog, get_catalog_part, get_context, get_coverage, get_sources, get_release, get_error_code — the /v1 operations over the same service, with the same argument schemas. ' +
+  'The bearer credential is required, as on /v1. ' +
+  'The response is application/json, or a text/event-stream carrying the one JSON-RPC response when the client prefers text/event-stream in Accept. ' +
+  'A JSON-RPC notification is answered 202 without a body. ' +
+  'Errors: 400 JsonRpcError for invalid JSON (-32700), a body that is not one JSON-RPC 2.0 request, a Content-Type other than application/json, or an unsupported Service-Version (-32600); 413 JsonRpcError when the body exceeds the size bound (64 KiB by default); 401/403/429 as Problem. GET and DELETE answer 405: there are no SSE streams or sessions to open or end.'
+
+/**
+ * POST /mcp, the MCP endpoint (spec §4): one fresh SDK `Server` and stateless transport per
+ * request, handed Fastify's raw request/response and the body parsed and checked here.
+ */
+export function mcpRoute(opts: McpOptions = {}) {
+  const maxBytes = opts.maxBytes ?? DEFAULT_MCP_MAX_BYTES
+  return async function mcp(app: FastifyInstance, ctx: { facts: HardwareFacts; keys: ApiKeyStore; contract: Contract }): Promise<void> {
+    // This plugin's own scope: every body reaches the handler as bytes, so a bad body or content
+    // type becomes a JsonRpcError here rather than a Problem from Fastify's JSON parser.
+    app.removeAllContentTypeParsers()
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+
+    app.route({
+      method: 'POST',
+      url: '/mcp',
+      // Checked on Content-Length before reading, and on the bytes streamed (chunked bodies).
+      bodyLimit: maxBytes,
+      config: { scope: 'facts:read' },
+      schema: {
+        operationId: 'mcp',
+        summary: 'Stateless Streamable HTTP MCP server for agents',
+        description: ROUTE_DESCRIPTION,
+        // For the contract only: the handler checks the JSON-RPC shape itself (validatorCompiler below).
+        body: { content: { 'application/json': { schema: JsonRpcRequest } }, required: true },
+        security: BEARER_ALTERNATIVES,
+        response: {
+          200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: JsonObject } } },
+          202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
+          400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: JsonRpcError } } },
+          413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: JsonRpcError } } },
+          ...problemResponses([401, 403, 429])
+        }
+      },
+      // Accept any body at validation: a schema failure would leave as a Problem, and /mcp's 400 is a JsonRpcError.
+      validatorCompiler: () => () => true,
+      errorHandler: (err: FastifyError, _req, reply) => {
+        switch (err.code) {
+          case 'FST_ERR_CTP_BODY_TOO_LARGE':
+            // The rest of an oversized body is not worth reading: close the connection after answering.
+            reply.header('connection', 'close')
+            return rpcError(reply, 413, -32000, `Request body too large: at most ${maxBytes} bytes.`, null, { code: 'PAYLOAD_TOO_LARGE', maxBytes })
+          case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+            return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
+          case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+            return rpcError(reply, 400, -32600, 'Invalid Request: the body length does not match Content-Length.', null, { code: 'INVALID_JSON_RPC' })
+          case 'UNSUPPORTED_SERVICE_VERSION':
+            return rpcError(reply, 400, -32600, `Invalid Request: ${(err as unknown as ServiceError).detail}`, null, { code: 'UNSUPPORTED_SERVICE_VERSION' })
+        }
+        // 401, 403, 429 and anything else: the app's Problem handler.
+        throw err
+      },
+      handler: async (req, reply) => {
+        if (!isJsonContentType(req.headers['content-type']))
+          return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
+        let body: unknown
+        try {
+          body = JSON.parse((req.body as Buffer | undefined)?.toString('utf8') ?? '')
+        } catch {
+          return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON.', null, { code: 'INVALID_JSON_RPC' })
+        }
+        if (Array.isArray(body))
+          return rpcError(reply, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one request per POST.', null, { code: 'INVALID_JSON_RPC' })
+        if (!checkShape(body))
+          return rpcError(reply, 400, -32600, 'Invalid Request: the body must be a JSON-RPC 2.0 request object with "jsonrpc": "2.0" and a string "method".', idOf(body), {
+            code: 'INVALID_JSON_RPC'
+          })
+        // Members beyond the JSON-RPC ones are allowed by the contract; the SDK's strict schema is not told about them.
+        const b = body as { jsonrpc: '2.0'; method: string; id?: unknown; params?: unknown }
+        const message = { jsonrpc: b.jsonrpc, method: b.method, ...('id' in b ? { id: b.id } : {}), ...('params' in b ? { params: b.params } : {}) }
+        if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message))
+          return rpcError(reply, 400, -32600, 'Invalid Request: "id" must be a string or a number, and "params", when present, an object.', idOf(body), {
+            code: 'INVALID_JSON_RPC'
+          })
+
+        const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(req, opts.publicUrl) })
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsSse(req.headers.accept) })
+        acceptBoth(req.raw)
+        // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.
+        for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v)
+        reply.hijack()
+        reply.raw.on('close', () => {
+          void transport.close()
+          void server.close()
+        })
+        try {
+          await server.connect(transport)
+          await transport.handleRequest(req.raw, reply.raw, message)
+        } catch (err) {
+          req.log.error({ err }, 'MCP request failed')
+          if (!reply.raw.headersSent) {
+            reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+            reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: idOf(body) }))
+          } else reply.raw.destroy()
+        }
+      }
+    })
+
+    // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
+    app.route({
+      method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
+      url: '/mcp',
+      schema: { hide: true },
+      handler: async (req) => {
+        throw new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /mcp: this stateless MCP server takes POST only (no SSE streams, no sessions).`, null, {
+          Allow: 'POST'
+        })
+      }
+    })
+  }
+}
