@@ -45,7 +45,8 @@ export async function start(cfg: Config = loadConfig()) {
     rateLimit: cfg.rateLimit,
     readinessChecks: backends.readinessChecks,
     ...(backends.redis ? { redis: backends.redis } : {}),
-    ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {})
+    ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
+    plugins: [(await import('./mcp/route.js')).mcpRoute({ maxBytes: cfg.mcpMaxBytes, ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}) })]
   })
   const close = async () => {
     await app.close()

@@ -143,8 +143,9 @@ export function mcpRoute(opts: McpOptions = {}) {
           case 'UNSUPPORTED_SERVICE_VERSION':
             return rpcError(reply, 400, -32600, `Invalid Request: ${(err as unknown as ServiceError).detail}`, null, { code: 'UNSUPPORTED_SERVICE_VERSION' })
         }
-        // 401, 403, 429 and anything else: the app's Problem handler.
-        throw err
+        // 401, 403, 429 and anything else: the app's Problem handler. A rethrown value reaches it only
+        // if it is an Error (else Fastify sends it as a 200 payload), and the rate limiter throws a plain object.
+        throw err instanceof Error ? err : Object.assign(new Error(String((err as { message?: unknown }).message ?? 'error')), err)
       },
       handler: async (req, reply) => {
         if (!isJsonContentType(req.headers['content-type']))

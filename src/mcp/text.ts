@@ -41,7 +41,7 @@ function target(t: unknown): string {
     `${str(x.key) ?? '?'}${x.package ? ` [${str(x.package)}]` : ''}`,
     x.factCount !== undefined ? `${str(x.factCount)} facts` : undefined,
     str(obj(x.source).path) ? `from ${str(obj(x.source).path)}` : undefined,
-    parts.length ? `parts ${list(parts, 6)}${Number(x.partCount) > parts.length ? ` (${str(x.partCount)} in all)` : ''}` : undefined
+    parts.length ? `parts ${list(parts.slice(0, 6))}${Number(x.partCount) > 6 ? `, … (${str(x.partCount)} in all)` : ''}` : undefined
   ])
 }
 
@@ -69,8 +69,8 @@ function suggestionLine(v: unknown): string | undefined {
   return s.length ? `Did you mean: ${s.join(', ')}?` : undefined
 }
 
-const DO_NOT_PICK =
-  'Do not pick a candidate yourself: ask the user which one is meant, or call again with a full selector part or ordering code (for pins, or pass package).'
+const DO_NOT_PICK = 'Do not pick a candidate yourself: ask the user which one is meant, or call again with a full selector part or ordering code'
+const DO_NOT_PICK_CONTEXT = `${DO_NOT_PICK} (for pins, package=… also narrows it).`
 
 export function renderResolve(r: Obj): string {
   const lines = [`${str(r.q)} → ${str(r.status)}${r.match ? ` (${str(r.match)} match)` : ''}, release ${str(r.release)}`]
@@ -87,7 +87,7 @@ export function renderResolve(r: Obj): string {
     r.status === 'resolved'
       ? `Next: call get_context with part="${str(r.q)}" and a topic whose status is resolved.`
       : r.status === 'ambiguous'
-        ? `Next: ${DO_NOT_PICK}`
+        ? `Next: ${DO_NOT_PICK}.`
         : 'Next: no part has this name. Check the suggestions, or call search_catalog.'
   )
   return lines.join('\n')
@@ -135,7 +135,7 @@ export function renderCatalogPart(r: Obj): string {
   if (cands.length) {
     lines.push(`Candidates (${cands.length} of ${str(r.candidateCount)}):`)
     for (const c of cands) lines.push(`  - ${entity(c)}: ${str(obj(c).why) ?? ''}`)
-    lines.push(DO_NOT_PICK)
+    lines.push(`${DO_NOT_PICK}.`)
   }
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
@@ -207,12 +207,15 @@ function factValue(topic: string, v: Obj): string {
   }
   if (topic === 'pins') {
     const afs = arr(v.alternateFunctions).map((a) => `AF${str(obj(a).af)} ${str(obj(a).signal)}`)
-    return join([
-      `pin ${list(v.positions) || str(v.position)}${v.package ? ` (${str(v.package)})` : ''}`,
-      str(v.type),
-      arr(v.signals).length ? `signals ${list(v.signals, 16)}` : undefined,
-      afs.length ? afs.join(', ') : undefined
-    ])
+    return join(
+      [
+        `pin ${list(v.positions) || str(v.position)}${v.package ? ` (${str(v.package)})` : ''}`,
+        str(v.type),
+        arr(v.signals).length ? `signals ${list(v.signals, 16)}` : undefined,
+        afs.length ? afs.join(', ') : undefined
+      ],
+      '; '
+    )
   }
   if (topic === 'electrical' && v.value !== undefined) return `${str(v.value)}${v.unit ? ` ${str(v.unit)}` : ''}`
   if (topic === 'errata') {
@@ -220,14 +223,17 @@ function factValue(topic: string, v: Obj): string {
     const applies = revs.filter((r) => r.applies === true).map((r) => str(r.code))
     const not = revs.filter((r) => r.applies === false).map((r) => str(r.code))
     const handling = arr(v.handling).map((h) => join([str(obj(h).handling), str(obj(h).module), list(obj(h).functions, 4)], ' '))
-    return join([
-      `${str(v.kind) ?? 'erratum'} ${str(v.number) ?? ''}`.trim(),
-      str(v.function),
-      `applies to revisions ${applies.join(' ') || 'none listed'}${v.appliesToUnlistedRevisions === true ? ' and unlisted ones' : ''}`,
-      not.length ? `not ${not.join(' ')}` : undefined,
-      handling.length ? `handling: ${handling.join('; ')}` : undefined,
-      v.workaroundEnabledByDefault !== undefined ? `workaround enabled by default: ${v.workaroundEnabledByDefault === true ? 'yes' : 'no'}` : undefined
-    ])
+    return join(
+      [
+        `${str(v.kind) ?? 'erratum'} ${str(v.number) ?? ''}`.trim(),
+        str(v.function),
+        `applies to revisions ${applies.join(' ') || 'none listed'}${v.appliesToUnlistedRevisions === true ? ' and unlisted ones' : ''}`,
+        not.length ? `not ${not.join(' ')}` : undefined,
+        handling.length ? `handling: ${handling.join(' / ')}` : undefined,
+        v.workaroundEnabledByDefault !== undefined ? `workaround enabled by default: ${v.workaroundEnabledByDefault === true ? 'yes' : 'no'}` : undefined
+      ],
+      '; '
+    )
   }
   // A value shape this renderer does not know: its scalar members.
   return join(Object.entries(v).flatMap(([k, x]) => (str(x) !== undefined ? [`${k} ${str(x)}`] : [])))
@@ -259,7 +265,7 @@ export function renderContext(r: Obj): string {
   if (r.status === 'ambiguous') {
     lines.push(`Ambiguous: ${str(r.candidateCount)} targets — ${str(r.hint) ?? ''}`)
     for (const c of arr(r.candidates)) lines.push(`  - ${target(c)}`)
-    lines.push(DO_NOT_PICK)
+    lines.push(DO_NOT_PICK_CONTEXT)
   }
   if (r.status === 'not_covered') lines.push(`Not covered: ${str(r.reason) ?? ''}${arr(r.availablePackages).length ? ` (packages: ${list(r.availablePackages)})` : ''}`)
   const sug = suggestionLine(r.suggestions)

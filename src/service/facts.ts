@@ -39,10 +39,11 @@ function targetRef(c: { target: TargetSummary; package?: string; parts?: string[
   }
 }
 
-const WHY: Record<EntityMatch['how'], string> = {
+const WHY: Record<EntityMatch['how'] | 'member', string> = {
   exact: 'exact name',
   'ordering-code': 'ordering code of this selector part',
-  prefix: 'name starts with the query'
+  prefix: 'name starts with the query',
+  member: 'covered by the matched name'
 }
 
 type TopicResolution =
@@ -130,7 +131,13 @@ export class HardwareFacts {
     }
     const anyAmbiguous = TOPICS.some((t) => topics[t].status === 'ambiguous')
     const status = matches.length === 0 ? 'not_found' : anyAmbiguous || (matches.length > 1 && TOPICS.every((t) => topics[t].status !== 'resolved')) ? 'ambiguous' : 'resolved'
-    const ranked = [...matches].sort((a, b) => ix.score(b.entity, query) - ix.score(a.entity, query) || (a.entity.name < b.entity.name ? -1 : 1))
+    // One matched group (an SVD device, a RefName): its member parts are the candidates to choose from.
+    const only = matches.length === 1 ? matches[0]!.entity : undefined
+    const pool: Array<{ entity: CatalogEntity; how: EntityMatch['how'] | 'member' }> =
+      only?.members && status === 'ambiguous'
+        ? only.members.map((m) => ix.entity(m)).filter((e): e is CatalogEntity => e !== undefined).map((entity) => ({ entity, how: 'member' as const }))
+        : matches
+    const ranked = [...pool].sort((a, b) => ix.score(b.entity, query) - ix.score(a.entity, query) || (a.entity.name < b.entity.name ? -1 : 1))
     return { key, matches, status, topics, choices, ranked } as const
   }
 
@@ -149,7 +156,7 @@ export class HardwareFacts {
       part: single ? { ...entitySummary(single.entity), ...(single.entity.reason ? { reason: single.entity.reason } : {}) } : null,
       topics: r.topics,
       candidates: r.ranked.slice(0, limit).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })),
-      candidateCount: r.matches.length,
+      candidateCount: r.ranked.length,
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {}),
       next:
         r.status === 'not_found'
@@ -215,7 +222,7 @@ export class HardwareFacts {
       match: r.matches[0]?.how ?? null,
       documents,
       sources: single ? this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)) : [],
-      ...(single ? {} : { candidates: r.ranked.slice(0, DEFAULT_CANDIDATES).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })), candidateCount: r.matches.length }),
+      ...(single ? {} : { candidates: r.ranked.slice(0, DEFAULT_CANDIDATES).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })), candidateCount: r.ranked.length }),
       ...(r.matches.length === 0 ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
@@ -236,7 +243,7 @@ export class HardwareFacts {
       topics,
       covered: TOPICS.filter((t) => r.topics[t].status === 'resolved'),
       notCovered: TOPICS.filter((t) => r.topics[t].status === 'not_covered'),
-      ...(r.status !== 'resolved' ? { candidates: r.ranked.slice(0, DEFAULT_CANDIDATES).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })), candidateCount: r.matches.length } : {}),
+      ...(r.status !== 'resolved' ? { candidates: r.ranked.slice(0, DEFAULT_CANDIDATES).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })), candidateCount: r.ranked.length } : {}),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
@@ -325,8 +332,9 @@ export class HardwareFacts {
       part: p.part,
       topic: p.topic,
       status: r.status === 'not_found' ? 'not_found' : topicRes.status === 'resolved' ? 'ok' : topicRes.status,
-      ...(r.matches.length === 1 ? { resolvedPart: entitySummary(r.matches[0]!.entity) } : {}),
-      target: topicRes.status === 'resolved' ? topicRes.target : null,
+      ...(r.matches.length === 1 ? { resolvedPart: { name: r.matches[0]!.entity.name, kind: r.matches[0]!.entity.kind } } : {}),
+      // Compact: the envelope's tokens come out of the client's max_tokens budget.
+      target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
       filters
     }
     const finish = (facts: string[], page: Record<string, unknown>, extra: Record<string, unknown>) =>

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { CONTRACT_VERSION, NoParams } from '../../schemas/params.js'
-import { Health } from '../../schemas/responses.js'
+import { Health, problemResponses } from '../../schemas/responses.js'
+import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../fact-route.js'
 import type { HardwareFacts } from '../../service/facts.js'
 import type { Contract } from '../contract.js'
 
@@ -19,8 +20,9 @@ export default async function healthRoutes(app: FastifyInstance, opts: { facts: 
     operationId,
     summary,
     querystring: NoParams,
+    headers: SERVICE_VERSION_HEADER,
     security: [],
-    response: { 200: Health, 503: Health }
+    response: { 200: Health, 503: Health, ...problemResponses(GET_ERRORS) }
   })
   app.get('/livez', { schema: schema('livez', 'Process liveness'), config: { rateLimit: false } }, async () => ({ status: 'ok', service: SERVICE, version: opts.version }))
 

@@ -1,0 +1,32 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { ApiKey } from '../../src/auth/keys.js'
+import type { AppOptions } from '../../src/http/app.js'
+import { mcpRoute, type McpOptions } from '../../src/mcp/route.js'
+import { testApp, type TestApp } from './app.js'
+import { corpusDataDir } from './corpus-release.js'
+
+export interface McpTestServer extends TestApp {
+  /** `http://127.0.0.1:<port>` of the listening server. */
+  base: string
+  mcpUrl: URL
+  /** An SDK client connected over Streamable HTTP with these headers (the main key when absent). */
+  connect: (headers?: Record<string, string>) => Promise<Client>
+}
+
+/** The app with the MCP plugin over the corpus release, listening on a free local port. */
+export async function startMcpServer(opts: { mcp?: McpOptions; app?: Partial<AppOptions>; extraKeys?: Array<Partial<ApiKey>> } = {}): Promise<McpTestServer> {
+  const t = await testApp(await corpusDataDir(), { ...opts.app, plugins: [mcpRoute(opts.mcp)] }, opts.extraKeys ?? [])
+  const base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  const mcpUrl = new URL('/mcp', base)
+  return {
+    ...t,
+    base,
+    mcpUrl,
+    connect: async (headers = { Authorization: t.auth.authorization }) => {
+      const client = new Client({ name: 'hwfacts-test', version: '1.0.0' })
+      await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }))
+      return client
+    }
+  }
+}
