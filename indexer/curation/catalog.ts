@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import curationData from './devices.json' with { type: 'json' }
 import type { CatalogPart, DocumentTarget, Topic } from '../../src/model/fact.js'
 import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
 import { normalizeKey } from '../../src/model/text.js'
@@ -9,11 +9,9 @@ interface Curation {
   gaps: Array<{ match: string; topic: Topic; reason: string }>
 }
 
-export const CURATION_PATH = new URL('./devices.json', import.meta.url)
-
-export function loadCuration(path: URL | string = CURATION_PATH): { curation: Curation; raw: string } {
-  const raw = readFileSync(path, 'utf8')
-  return { curation: JSON.parse(raw) as Curation, raw }
+/** The curated mapping, imported so the build output carries it; `raw` feeds the release id. */
+export function loadCuration(): { curation: Curation; raw: string } {
+  return { curation: curationData as Curation, raw: JSON.stringify(curationData) }
 }
 
 /** `svd/STMicro/STM32F407.svd` → `svd:STMicro/STM32F407`: the key the SVD adapter gives its target. */

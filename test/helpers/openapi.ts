@@ -1,4 +1,4 @@
-import Ajv2020 from 'ajv/dist/2020.js'
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
@@ -11,7 +11,7 @@ type Doc = { paths: Record<string, Record<string, { responses: Record<string, { 
  */
 export class ContractChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true })
-  private readonly cache = new Map<string, ReturnType<Ajv2020['compile']>>()
+  private readonly cache = new Map<string, ValidateFunction>()
   checked = 0
 
   constructor(readonly doc: Doc) {
