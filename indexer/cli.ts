@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
-import { realpathSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import cliProgress from 'cli-progress'
+import { generateKey, type ApiKey } from '../src/auth/keys.js'
 import { DataDir } from '../src/store/layout.js'
 import { buildRelease } from './build.js'
 import { fetchSources } from './fetch.js'
@@ -16,6 +17,7 @@ const USAGE = `usage:
   hwfacts promote <release-id> [--data-dir D] [--allow-partial]
   hwfacts verify <release-id> [--data-dir D]
   hwfacts fetch <sources.json> [--data-dir D] [--out DIR] [--mirror URL]
+  hwfacts keys create <key-id> [--keys-file F]   (prints the key once; stores only its sha256)
 The data dir defaults to $HWFACTS_DATA_DIR, else ./data.`
 
 /** A bar on a terminal; plain, greppable log lines otherwise (CI, pipes). */
@@ -60,10 +62,11 @@ export async function main(argv: string[]): Promise<number> {
       'allow-partial': { type: 'boolean', default: false },
       out: { type: 'string' },
       mirror: { type: 'string' },
+      'keys-file': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false }
     }
   })
-  const [cmd, arg] = positionals
+  const [cmd, arg, arg2] = positionals
   if (values.help || !cmd) {
     process.stdout.write(USAGE + '\n')
     return cmd || values.help ? 0 : 2
@@ -121,6 +124,19 @@ export async function main(argv: string[]): Promise<number> {
       for (const f of r.failures) process.stderr.write(`hwfacts: ${f.path}: ${f.reason}\n`)
       process.stdout.write(`${r.fetched} fetched, ${r.failures.length} failed\n`)
       return r.failures.length === 0 ? 0 : 1
+    }
+    case 'keys': {
+      if (arg !== 'create' || !arg2 || !/^[A-Za-z0-9._-]{1,64}$/.test(arg2)) break
+      const file = resolve(values['keys-file'] ?? process.env.HWFACTS_API_KEYS_FILE ?? join(data.root, 'api-keys.json'))
+      const doc = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { keys: ApiKey[] }) : { keys: [] }
+      if (doc.keys.some((k) => k.id === arg2)) throw new PromotionError(`${file} already has a key ${arg2}`)
+      const { secret, record } = generateKey(arg2)
+      doc.keys.push(record)
+      mkdirSync(dirname(file), { recursive: true })
+      writeFileSync(file, JSON.stringify(doc, null, 2) + '\n', { mode: 0o600 })
+      process.stderr.write(`hwfacts: added key ${arg2} to ${file}; the secret below is not stored anywhere\n`)
+      process.stdout.write(secret + '\n')
+      return 0
     }
   }
   process.stderr.write(USAGE + '\n')

@@ -144,6 +144,21 @@ describe('release builder', () => {
     expect(bad.stderr).toContain(manifest.sources[0].path)
   })
 
+  it('CLI: keys create stores only the hash of a key the service then accepts', async () => {
+    const file = join(tmp(), 'keys.json')
+    const r = await cli(['keys', 'create', 'ci-bot', '--keys-file', file])
+    expect(r.code).toBe(0)
+    const secret = r.stdout.trim()
+    expect(secret).toMatch(/^hwf_[A-Za-z0-9_-]{43}$/)
+    const stored = readFileSync(file, 'utf8')
+    expect(stored).not.toContain(secret)
+    expect(statSync(file).mode & 0o077).toBe(0)
+    const { ApiKeyStore } = await import('../../src/auth/keys.js')
+    expect(ApiKeyStore.fromFile(file).verify(secret)?.id).toBe('ci-bot')
+    expect(ApiKeyStore.fromFile(file).verify(secret + 'x')).toBeUndefined()
+    expect((await cli(['keys', 'create', 'ci-bot', '--keys-file', file])).code).toBe(2)
+  })
+
   describe('fetch', () => {
     let server: Server
     let base: string
