@@ -5,6 +5,7 @@ import { ApiKeyStore, generateKey } from './auth/keys.js'
 import { openBackends } from './backends.js'
 import { loadConfig, type Config } from './config.js'
 import { buildApp } from './http/app.js'
+import { mcpRoute } from './mcp/route.js'
 import { HardwareFacts } from './service/facts.js'
 import { DataDir } from './store/layout.js'
 
@@ -46,7 +47,7 @@ export async function start(cfg: Config = loadConfig()) {
     readinessChecks: backends.readinessChecks,
     ...(backends.redis ? { redis: backends.redis } : {}),
     ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
-    plugins: [(await import('./mcp/route.js')).mcpRoute({ maxBytes: cfg.mcpMaxBytes, ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}) })]
+    plugins: [mcpRoute({ maxBytes: cfg.mcpMaxBytes, publicUrl: cfg.publicUrl })]
   })
   const close = async () => {
     await app.close()
