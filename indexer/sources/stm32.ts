@@ -37,7 +37,9 @@ export const stm32Adapter: SourceAdapter = {
         result.problems.push({ file: mcu.path, reason: `unexpected error: ${(err as Error).message}` })
       }
     }
-    // GPIO modes files no MCU file names (70 of 90 in the corpus) yield no facts and are not read.
+    // GPIO modes files no MCU file names (70 of 90 in the corpus) yield no facts, but every
+    // inventoried source is still read once, so a broken one is reported rather than passed over.
+    for (const [path, a] of gpioByPath) if (!build.gpioCache.has(path)) readGpioModes(a, result.problems)
     return result
   }
 }

@@ -146,6 +146,14 @@ describe('stm32Adapter on fixtures', () => {
     result = stm32Adapter.parse(names.map(fixture))
   })
 
+  it('reads GPIO modes files no MCU names, so a broken one is still reported', () => {
+    const orphan = artifact('pins/stm32/mcu/IP/GPIO-ORPHAN_gpio_v1_0_Modes.xml', Buffer.from('<?xml version="1.0"?>\n<IP Name="GPIO">\n<GPIO_Pin Name="PA0">\n</IP>\n'))
+    const r = stm32Adapter.parse([fixture('STM32T101C8Tx.xml'), fixture('IP/GPIO-T101_gpio_v1_0_Modes.xml'), orphan])
+    const p = r.problems.filter((x) => x.file === orphan.path)
+    expect(p).toHaveLength(1)
+    expect(p[0]!.line).toBeGreaterThanOrEqual(3)
+  })
+
   it('declares its name and kinds', () => {
     expect(stm32Adapter.name).toBe('stm32-pin-data')
     expect(stm32Adapter.kinds).toEqual([MCU_KIND, GPIO_KIND])
