@@ -77,18 +77,8 @@ interface FieldNode extends NodeBase {
   access?: string
   enumEls?: XmlElement[]
   enums?: EnumEntry[]
-  /** null: unusable (problem already reported). */
-  resolved?: ResolvedField | null
-}
-
-interface ResolvedField {
-  bitOffset: number
-  bitWidth: number
-  description: string | null
-  access?: string
-  enums: EnumEntry[]
-  dim?: Dim
-  names?: string[]
+  /** 0 = not yet, 1 = inherited values filled in, 2 = unusable (problem reported). */
+  resolved: 0 | 1 | 2
 }
 
 type Container = PeriphNode | ItemNode
@@ -187,10 +177,17 @@ function parseDimIndex(text: string, count: number): string[] {
   return out.length > count ? out.slice(0, count) : out
 }
 
-function makeDim(dim: string | undefined, inc: string | undefined, index: string | undefined): Dim | undefined {
+const MAX_DIM = 1 << 16
+/** Per file; the largest corpus file yields ~34k. Guards nested dims multiplying beyond memory. */
+const MAX_FACTS = 2_000_000
+
+function makeDim(dim: string, inc: string | undefined, index: string | undefined): Dim | string {
   const count = parseSmall(dim)
-  if (count === undefined) return undefined
-  return { count, increment: parseSmall(inc) ?? 0, indices: index ? parseDimIndex(index, count) : numericIndices(count) }
+  // A runaway dim would multiply facts without bound; no real device has arrays this large.
+  if (count === undefined || count > MAX_DIM) return `unusable <dim>${dim}</dim>`
+  const increment = parseSmall(inc)
+  if (increment === undefined && count > 1) return 'dim without a usable <dimIncrement>'
+  return { count, increment: increment ?? 0, indices: index ? parseDimIndex(index, count) : numericIndices(count) }
 }
 
 /** `NAME[%s]` → `NAME3`; `NAME_%s` → `NAME_3`; a dim'd name without `%s` gets the index appended. */
@@ -224,6 +221,7 @@ class SvdFile {
   private readonly periphByName = new Map<string, PeriphNode>()
   private enumIndex?: Map<string, XmlElement>
   private readonly enumCache = new Map<XmlElement, EnumEntry[]>()
+  private readonly reported = new Set<string>()
   private scope!: FactScope
   target!: DocumentTarget
 
@@ -234,7 +232,11 @@ class SvdFile {
     this.lines = new SourceLines(text)
   }
 
+  /** Once per element and reason, though an element may be walked once per derived/dim instance. */
   private problem(line: number, reason: string): void {
+    const key = line + reason
+    if (this.reported.has(key)) return
+    this.reported.add(key)
     this.problems.push({ file: this.art.path, line, reason })
   }
 
@@ -297,8 +299,17 @@ class SvdFile {
 
   // ---------------------------------------------------------------- reading elements
 
+  /** An unusable dim makes the element yield nothing (count 0) rather than a single wrong instance. */
+  private dimOf(line: number, dim: string, inc: string | undefined, idx: string | undefined): Dim {
+    const d = makeDim(dim, inc, idx)
+    if (typeof d !== 'string') return d
+    this.problem(line, d)
+    return { count: 0, increment: 0, indices: EMPTY }
+  }
+
   private readPeripheral(el: XmlElement): PeriphNode | undefined {
-    const p: PeriphNode = { kind: 'peripheral', el, name: '', path: '', state: 0 }
+    // Every member initialised up front: one stable object shape, no property backing stores.
+    const p: PeriphNode = { kind: 'peripheral', el, name: '', path: '', derivedFrom: undefined, dim: undefined, description: undefined, state: 0, ev: undefined, evs: undefined, evsAnchor: undefined, expanded: undefined, base: undefined, baseAddress: undefined, groupName: undefined, props: undefined, chainProps: undefined, registersEl: undefined, interruptEls: undefined, interrupts: undefined, items: undefined }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     for (const c of el.children) {
       switch (c.name) {
@@ -339,14 +350,14 @@ class SvdFile {
     }
     const d = el.attrs.derivedFrom
     if (d) p.derivedFrom = d.trim()
-    if (dim !== undefined) p.dim = makeDim(dim, inc, idx)
+    if (dim !== undefined) p.dim = this.dimOf(el.line, dim, inc, idx)
     p.path = '/device/peripherals/peripheral[name=' + p.name + ']'
     return p
   }
 
   private readItem(el: XmlElement, parent: Container): ItemNode | undefined {
     const cluster = el.name === 'cluster'
-    const n: ItemNode = { kind: cluster ? 'cluster' : 'register', el, name: '', path: '', state: 0, parent }
+    const n: ItemNode = { kind: cluster ? 'cluster' : 'register', el, name: '', path: '', derivedFrom: undefined, dim: undefined, description: undefined, state: 0, ev: undefined, evs: undefined, evsAnchor: undefined, expanded: undefined, base: undefined, parent, addressOffset: undefined, props: undefined, chainProps: undefined, items: undefined, fieldsEl: undefined, fields: undefined }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     for (const c of el.children) {
       switch (c.name) {
@@ -384,14 +395,14 @@ class SvdFile {
     }
     const d = el.attrs.derivedFrom
     if (d) n.derivedFrom = d.trim()
-    if (dim !== undefined) n.dim = makeDim(dim, inc, idx)
+    if (dim !== undefined) n.dim = this.dimOf(el.line, dim, inc, idx)
     n.path =
       (parent.kind === 'peripheral' ? parent.path + '/registers/' : parent.path + '/') + n.kind + '[name=' + n.name + ']'
     return n
   }
 
   private readField(el: XmlElement, parent: ItemNode): FieldNode | undefined {
-    const f: FieldNode = { kind: 'field', el, name: '', path: '', state: 0, parent }
+    const f: FieldNode = { kind: 'field', el, name: '', path: '', derivedFrom: undefined, dim: undefined, description: undefined, state: 0, ev: undefined, evs: undefined, evsAnchor: undefined, expanded: undefined, base: undefined, parent, bitOffset: undefined, bitWidth: undefined, access: undefined, enumEls: undefined, enums: undefined, resolved: 0 }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     let lsb: number | undefined, msb: number | undefined
     for (const c of el.children) {
@@ -453,7 +464,7 @@ class SvdFile {
     }
     const d = el.attrs.derivedFrom
     if (d) f.derivedFrom = d.trim()
-    if (dim !== undefined) f.dim = makeDim(dim, inc, idx)
+    if (dim !== undefined) f.dim = this.dimOf(el.line, dim, inc, idx)
     f.path = parent.path + '/fields/field[name=' + f.name + ']'
     return f
   }
@@ -511,7 +522,7 @@ class SvdFile {
   private baseOf(n: PeriphNode | ItemNode | FieldNode): PeriphNode | ItemNode | FieldNode | undefined {
     if (n.state === 2) return n.base
     if (n.state === 1) {
-      this.problem(n.el.line, `derivedFrom cycle at ${n.kind} ${n.name}`)
+      this.problem(n.el.line, `${n.kind} ${n.name}: derivedFrom cycle`)
       n.state = 2
       n.base = undefined
       return undefined
@@ -525,21 +536,32 @@ class SvdFile {
     if (n.kind === 'peripheral') b = this.periphByName.get(n.derivedFrom) ?? this.lookupPath(n.derivedFrom)
     else if (n.kind === 'field') b = this.findField(n)
     else b = this.findItem(n)
-    if (b && b.kind !== n.kind) b = undefined
-    if (b === n) b = undefined
-    if (b && b.state !== 2) this.baseOf(b as PeriphNode) // resolve the chain now so cycles are caught
-    if ((n.state as number) === 2) return n.base // a cycle was reported while resolving
+    if (b && (b.kind !== n.kind || b === n)) b = undefined
+    if (!b) {
+      this.problem(n.el.line, `${n.kind} ${n.name}: derivedFrom ${n.derivedFrom} not found`)
+    } else {
+      if (b.state !== 2) this.baseOf(b as PeriphNode) // resolve the whole chain now so cycles are caught
+      if ((n.state as number) === 2) return n.base // n is on a cycle, already reported
+      if (b.derivedFrom && !b.base) {
+        this.problem(n.el.line, `${n.kind} ${n.name}: derivedFrom ${n.derivedFrom}, which is itself unresolved`)
+        b = undefined
+      }
+    }
     n.state = 2
     n.base = b as never
     return b
   }
 
-  /** A register/cluster base: a sibling, then enclosing scopes, then a qualified `PERIPH.REG` path. */
+  /**
+   * A register/cluster base: a sibling, then in enclosing scopes (a dotted `CLUSTER.REG` there too),
+   * then a qualified `PERIPH.REG` / `PERIPH.CLUSTER.REG` path.
+   */
   private findItem(n: ItemNode): ItemNode | undefined {
     const ref = n.derivedFrom as string
+    const segs = ref.indexOf('.') === -1 ? undefined : ref.split('.')
     for (let c: Container | undefined = n.parent; c; c = c.kind === 'peripheral' ? undefined : c.parent) {
-      const hit = findByName(this.ownItems(c), ref, n)
-      if (hit) return hit
+      const hit = segs ? this.walkPath(this.ownItems(c), segs, 0) : findByName(this.ownItems(c), ref, n)
+      if (hit && hit.kind !== 'field') return hit
     }
     const p = this.lookupPath(ref)
     return p && p.kind !== 'peripheral' && p.kind !== 'field' ? p : undefined
@@ -556,12 +578,17 @@ class SvdFile {
   /** `PERIPH[.CLUSTER…].REG[.FIELD]`, names as written or expanded. */
   private lookupPath(ref: string): PeriphNode | ItemNode | FieldNode | undefined {
     const segs = ref.split('.')
-    let cur: PeriphNode | ItemNode | FieldNode | undefined = this.periphByName.get(segs[0] as string)
-    for (let i = 1; cur && i < segs.length; i++) {
+    const p = this.periphByName.get(segs[0] as string)
+    if (!p || segs.length === 1) return p
+    return this.walkPath(this.effectiveItems(p).items, segs, 1)
+  }
+
+  private walkPath(items: ItemNode[], segs: string[], from: number): ItemNode | FieldNode | undefined {
+    let cur: ItemNode | FieldNode | undefined = findByName(items, segs[from] as string)
+    for (let i = from + 1; cur && i < segs.length; i++) {
       const seg = segs[i] as string
       if (cur.kind === 'field') return undefined
-      if (cur.kind === 'register') cur = findByName(this.effectiveFields(cur), seg)
-      else cur = findByName(this.effectiveItems(cur).items, seg)
+      cur = cur.kind === 'register' ? findByName(this.effectiveFields(cur), seg) : findByName(this.effectiveItems(cur).items, seg)
     }
     return cur
   }
@@ -686,16 +713,14 @@ class SvdFile {
       this.duplicates++
       return
     }
+    if (this.facts.length >= MAX_FACTS) throw new Error(`more than ${MAX_FACTS} facts; nested arrays out of proportion`)
     this.names.add(name)
     this.facts.push({ target: this.target.key, topic: 'registers', name, value, scope: this.scope, evidence, peripherals })
   }
 
   private emitPeripheral(p: PeriphNode, deviceProps: Props): void {
     const base = this.baseOf(p)
-    if (p.derivedFrom && !base) {
-      this.problem(p.el.line, `peripheral ${p.name}: derivedFrom ${p.derivedFrom} not found`)
-      return
-    }
+    if (p.derivedFrom && !base) return // reported by baseOf
     let baseAddress = p.baseAddress
     let description = p.description
     let groupName = p.groupName
@@ -703,6 +728,7 @@ class SvdFile {
       baseAddress ??= b.baseAddress
       description ??= b.description
       groupName ??= b.groupName
+      if (!p.dim && b.dim && p.name.indexOf('%s') !== -1) p.dim = b.dim
     }
     if (baseAddress === undefined) {
       this.problem(p.el.line, `peripheral ${p.name} has no baseAddress`)
@@ -728,7 +754,7 @@ class SvdFile {
       value.interrupts = interrupts
       const peripherals = [pname]
       this.push(pname, value, this.evidenceFor(p, undefined), peripherals)
-      this.walk(items, pname, pname, addr, 0, props, anchor, peripherals)
+      this.walk(items, pname, addr, 0, props, anchor, peripherals)
     }
   }
 
@@ -760,7 +786,6 @@ class SvdFile {
 
   private walk(
     items: ItemNode[],
-    periph: string,
     prefix: string,
     periphBase: number,
     offset: number,
@@ -770,10 +795,7 @@ class SvdFile {
   ): void {
     for (const it of items) {
       const base = this.baseOf(it)
-      if (it.derivedFrom && !base) {
-        this.problem(it.el.line, `${it.kind} ${it.name}: derivedFrom ${it.derivedFrom} not found`)
-        continue
-      }
+      if (it.derivedFrom && !base) continue // reported by baseOf
       let addressOffset = it.addressOffset
       let description = it.description
       let dim = it.dim
@@ -787,7 +809,7 @@ class SvdFile {
         this.problem(it.el.line, `${it.kind} ${it.name} has no addressOffset`)
         continue
       }
-      if (dim !== it.dim && !it.dim) it.dim = dim
+      if (dim && !it.dim) it.dim = dim
       const own = this.chainProps(it)
       const count = dim ? dim.count : 1
       const names = expandedNames(it)
@@ -797,7 +819,7 @@ class SvdFile {
         const inner = anchor ?? (eff.from !== it ? it : undefined)
         for (let i = 0; i < count; i++) {
           const off = offset + addressOffset + (dim ? i * dim.increment : 0)
-          this.walk(eff.items, periph, prefix + '.' + names[i], periphBase, off, p, inner, peripherals)
+          this.walk(eff.items, prefix + '.' + names[i], periphBase, off, p, inner, peripherals)
         }
         continue
       }
@@ -832,53 +854,50 @@ class SvdFile {
     }
   }
 
-  /** A field's own-or-inherited values, worked out once per element however often it is emitted. */
-  private resolveField(f: FieldNode): ResolvedField | null {
-    if (f.resolved !== undefined) return f.resolved
+  /** Fills in a field's inherited values once, however often it is emitted; false when unusable. */
+  private resolveField(f: FieldNode): boolean {
+    if (f.resolved !== 0) return f.resolved === 1
     const base = this.baseOf(f)
     if (f.derivedFrom && !base) {
-      this.problem(f.el.line, `field ${f.name}: derivedFrom ${f.derivedFrom} not found`)
-      return (f.resolved = null)
+      f.resolved = 2 // reported by baseOf
+      return false
     }
-    let { bitOffset, bitWidth, description, access, dim } = f
     for (let b = base, d = 0; b && d < 64; b = b.base, d++) {
-      bitOffset ??= b.bitOffset
-      bitWidth ??= b.bitWidth
-      description ??= b.description
-      access ??= b.access
-      if (!dim && b.dim && f.name.indexOf('%s') !== -1) dim = b.dim
+      f.bitOffset ??= b.bitOffset
+      f.bitWidth ??= b.bitWidth
+      f.description ??= b.description
+      f.access ??= b.access
+      if (!f.dim && b.dim && f.name.indexOf('%s') !== -1) f.dim = b.dim
     }
-    if (bitOffset === undefined || bitWidth === undefined) {
+    if (f.bitOffset === undefined || f.bitWidth === undefined) {
       this.problem(f.el.line, `field ${f.name} has no bit position`)
-      return (f.resolved = null)
+      f.resolved = 2
+      return false
     }
-    if (dim && !f.dim) f.dim = dim
-    const r: ResolvedField = { bitOffset, bitWidth, description: description ?? null, access, enums: this.enumsOf(f) }
-    if (dim) {
-      r.dim = dim
-      r.names = expandedNames(f)
-    }
-    return (f.resolved = r)
+    this.enumsOf(f)
+    f.resolved = 1
+    return true
   }
 
   private emitField(f: FieldNode, reg: string, regAccess: string | null, anchor: NodeBase | undefined, peripherals: string[]): void {
-    const r = this.resolveField(f)
-    if (!r) return
+    if (!this.resolveField(f)) return
     const ev = this.evidenceFor(f, anchor)
-    const access = r.access ?? regAccess
-    const dim = r.dim
+    const access = f.access ?? regAccess
+    const bitOffset = f.bitOffset as number
+    const description = f.description ?? null
+    const dim = f.dim
     if (!dim) {
-      this.push(reg + '.' + f.name, { bitOffset: r.bitOffset, bitWidth: r.bitWidth, access, description: r.description, enumeratedValues: r.enums }, ev, peripherals)
+      this.push(reg + '.' + f.name, { bitOffset, bitWidth: f.bitWidth, access, description, enumeratedValues: f.enums }, ev, peripherals)
       return
     }
-    const names = r.names as string[]
+    const names = expandedNames(f)
     for (let i = 0; i < dim.count; i++) {
       const value = {
-        bitOffset: r.bitOffset + i * dim.increment,
-        bitWidth: r.bitWidth,
+        bitOffset: bitOffset + i * dim.increment,
+        bitWidth: f.bitWidth,
         access,
-        description: r.description !== null ? (expandText(r.description, dim.indices[i] as string) as string) : null,
-        enumeratedValues: r.enums
+        description: description !== null ? (expandText(description, dim.indices[i] as string) as string) : null,
+        enumeratedValues: f.enums
       }
       this.push(reg + '.' + names[i], value, ev, peripherals)
     }

@@ -59,10 +59,7 @@ export const ContextParams = Type.Object(
   },
   { additionalProperties: false }
 )
-export type ContextParams = Static<typeof ContextParams>
-// The topic literals above must stay the model's topics.
-const _topicsMatch: Topic = '' as ContextParams['topic']
-void _topicsMatch
+export type ContextParams = Static<typeof ContextParams> & { topic: Topic }
 
 export const PartParams = Type.Object(
   {
