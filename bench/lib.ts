@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 
-interface AutocannonResult {
+/** The part of autocannon's API used here (the package ships no types). */
+export interface AutocannonResult {
   latency: { p50: number; p99: number; average: number }
   requests: { average: number; total: number }
   errors: number

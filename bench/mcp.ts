@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ApiKeyStore, generateKey } from '../src/auth/keys.js'
@@ -6,25 +5,8 @@ import { buildApp } from '../src/http/app.js'
 import { mcpRoute } from '../src/mcp/route.js'
 import { HardwareFacts } from '../src/service/facts.js'
 import { SqliteRepository } from '../src/store/sqlite/store.js'
+import { autocannon, type AutocannonOptions, type AutocannonResult } from './lib.js'
 
-/** The part of autocannon's API used here (the package ships no types). */
-interface AutocannonResult {
-  latency: { p50: number; p99: number; average: number }
-  requests: { average: number; total: number }
-  errors: number
-  timeouts: number
-  non2xx: number
-}
-type Autocannon = (opts: {
-  url: string
-  method?: string
-  headers?: Record<string, string>
-  body?: string
-  connections?: number
-  duration?: number
-  pipelining?: number
-}) => Promise<AutocannonResult>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 export interface McpBenchOptions {
   /** Data directory with a promoted release (default HWFACTS_DATA_DIR, else ./data). */
@@ -113,7 +95,7 @@ export async function benchMcp(opts: McpBenchOptions = {}): Promise<McpBenchResu
       throw new Error(`MCP and REST disagree for ${JSON.stringify(query)}`)
     if (restBody.facts.length === 0) throw new Error(`No facts for ${JSON.stringify(query)}: pick a query with facts`)
 
-    const run = async (o: Parameters<Autocannon>[0]) => {
+    const run = async (o: AutocannonOptions) => {
       if (warmup > 0) await autocannon({ ...o, connections, duration: warmup })
       return stats(await autocannon({ ...o, connections, duration }))
     }

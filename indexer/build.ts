@@ -10,7 +10,7 @@ import { DataDir } from '../src/store/layout.js'
 import { SCHEMA, SCHEMA_VERSION, scopeToken } from '../src/store/sqlite/schema.js'
 import type { ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog, loadCuration } from './curation/catalog.js'
-import { loadArtifacts, readInventory, type InventoryRecord } from './inventory.js'
+import { loadArtifacts, readInventory } from './inventory.js'
 import { ADAPTERS } from './sources/index.js'
 import { TOKENIZER } from '../src/model/tokens.js'
 import type { LoadedArtifact, SourceAdapter } from './sources/types.js'
@@ -188,7 +188,8 @@ export function buildRelease(opts: BuildOptions): BuildResult {
       createdAt: (opts.now?.() ?? new Date()).toISOString(),
       indexerFormat: INDEXER_FORMAT,
       tokenizer: TOKENIZER,
-      sources: artifacts.map((a: InventoryRecord & LoadedArtifact) => ({
+      // Members in a fixed order, whatever order the inventory wrote them in.
+      sources: artifacts.map((a) => ({
         path: a.path,
         sha256: a.sha256,
         bytes: a.bytes,

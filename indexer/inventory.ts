@@ -2,19 +2,10 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { DataDir } from '../src/store/layout.js'
+import type { SourceMeta } from '../src/model/source.js'
 import type { LoadedArtifact } from './sources/types.js'
 
-export interface InventoryRecord {
-  path: string
-  sha256: string
-  bytes: number
-  kind: string
-  publisher: string
-  distributor?: string
-  license: string
-  mediaType: string
-  upstream?: { repository?: string; commit?: string; path?: string; url?: string; rawUrl?: string }
-}
+export type InventoryRecord = SourceMeta
 
 export interface Inventory {
   /** Directory the records' paths are relative to. */

@@ -1,17 +1,8 @@
 import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem } from '../../src/model/fact.js'
+import type { SourceMeta } from '../../src/model/source.js'
 
 /** One inventory record (`sources.json`), with its bytes already verified against `sha256`. */
-export interface LoadedArtifact {
-  /** Path inside the inventory, e.g. `svd/STMicro/STM32F407.svd`. */
-  path: string
-  sha256: string
-  bytes: number
-  kind: string
-  publisher: string
-  distributor?: string
-  license: string
-  mediaType: string
-  upstream?: { repository?: string; commit?: string; path?: string; url?: string }
+export interface LoadedArtifact extends SourceMeta {
   content: Buffer
 }
 

@@ -1,4 +1,4 @@
-import type { Topic } from './fact.js'
+import type { DocumentTarget, Topic } from './fact.js'
 
 /**
  * A resolvable entity: something a client may name in `part=`. Selector parts and curated devices
@@ -30,14 +30,8 @@ export interface CatalogEntity {
   reason?: string
 }
 
-export interface TargetSummary {
-  key: string
-  topics: Topic[]
-  device: string
-  sourceSha256: string
-  sourcePath: string
-  packages?: string[]
-  description?: string
+/** A document target as the release's catalog carries it, with its fact counts. */
+export interface TargetSummary extends DocumentTarget {
   /** Fact count per topic in this release. */
   factCounts: Partial<Record<Topic, number>>
 }

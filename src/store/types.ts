@@ -1,16 +1,8 @@
 import type { ParseProblem, Topic } from '../model/fact.js'
 import type { ReleaseCatalog } from '../model/catalog.js'
+import type { SourceMeta } from '../model/source.js'
 
-export interface SourceRecord {
-  path: string
-  sha256: string
-  bytes: number
-  kind: string
-  publisher: string
-  distributor?: string
-  license: string
-  mediaType: string
-  upstream?: { repository?: string; commit?: string; path?: string; url?: string }
+export interface SourceRecord extends SourceMeta {
   /** Content-addressed location inside the data dir, e.g. `archive/sha256/8e/8e05…`. */
   archivePath: string
 }
