@@ -137,6 +137,12 @@ function parseSmall(text: string | undefined): number | undefined {
   return typeof n === 'number' ? n : undefined
 }
 
+function fit(n: Num | undefined, size: number | undefined): Num | undefined {
+  if (n === undefined || size === undefined || size >= 64) return n
+  if (typeof n === 'bigint') return n & ((1n << BigInt(size)) - 1n)
+  return size >= 53 ? n : n % 2 ** size
+}
+
 function hex(n: Num, pad: number): string {
   return '0x' + n.toString(16).toUpperCase().padStart(pad, '0')
 }
@@ -309,7 +315,29 @@ class SvdFile {
 
   private readPeripheral(el: XmlElement): PeriphNode | undefined {
     // Every member initialised up front: one stable object shape, no property backing stores.
-    const p: PeriphNode = { kind: 'peripheral', el, name: '', path: '', derivedFrom: undefined, dim: undefined, description: undefined, state: 0, ev: undefined, evs: undefined, evsAnchor: undefined, expanded: undefined, base: undefined, baseAddress: undefined, groupName: undefined, props: undefined, chainProps: undefined, registersEl: undefined, interruptEls: undefined, interrupts: undefined, items: undefined }
+    const p: PeriphNode = {
+      kind: 'peripheral',
+      name: '',
+      path: '',
+      derivedFrom: undefined,
+      dim: undefined,
+      description: undefined,
+      state: 0,
+      ev: undefined,
+      evs: undefined,
+      evsAnchor: undefined,
+      expanded: undefined,
+      base: undefined,
+      el,
+      baseAddress: undefined,
+      groupName: undefined,
+      props: undefined,
+      chainProps: undefined,
+      registersEl: undefined,
+      interruptEls: undefined,
+      interrupts: undefined,
+      items: undefined
+    }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     for (const c of el.children) {
       switch (c.name) {
@@ -357,7 +385,28 @@ class SvdFile {
 
   private readItem(el: XmlElement, parent: Container): ItemNode | undefined {
     const cluster = el.name === 'cluster'
-    const n: ItemNode = { kind: cluster ? 'cluster' : 'register', el, name: '', path: '', derivedFrom: undefined, dim: undefined, description: undefined, state: 0, ev: undefined, evs: undefined, evsAnchor: undefined, expanded: undefined, base: undefined, parent, addressOffset: undefined, props: undefined, chainProps: undefined, items: undefined, fieldsEl: undefined, fields: undefined }
+    const n: ItemNode = {
+      kind: cluster ? 'cluster' : 'register',
+      name: '',
+      path: '',
+      derivedFrom: undefined,
+      dim: undefined,
+      description: undefined,
+      state: 0,
+      ev: undefined,
+      evs: undefined,
+      evsAnchor: undefined,
+      expanded: undefined,
+      base: undefined,
+      el,
+      parent,
+      addressOffset: undefined,
+      props: undefined,
+      chainProps: undefined,
+      items: undefined,
+      fieldsEl: undefined,
+      fields: undefined
+    }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     for (const c of el.children) {
       switch (c.name) {
@@ -402,7 +451,28 @@ class SvdFile {
   }
 
   private readField(el: XmlElement, parent: ItemNode): FieldNode | undefined {
-    const f: FieldNode = { kind: 'field', el, name: '', path: '', derivedFrom: undefined, dim: undefined, description: undefined, state: 0, ev: undefined, evs: undefined, evsAnchor: undefined, expanded: undefined, base: undefined, parent, bitOffset: undefined, bitWidth: undefined, access: undefined, enumEls: undefined, enums: undefined, resolved: 0 }
+    const f: FieldNode = {
+      kind: 'field',
+      name: '',
+      path: '',
+      derivedFrom: undefined,
+      dim: undefined,
+      description: undefined,
+      state: 0,
+      ev: undefined,
+      evs: undefined,
+      evsAnchor: undefined,
+      expanded: undefined,
+      base: undefined,
+      el,
+      parent,
+      bitOffset: undefined,
+      bitWidth: undefined,
+      access: undefined,
+      enumEls: undefined,
+      enums: undefined,
+      resolved: 0
+    }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     let lsb: number | undefined, msb: number | undefined
     for (const c of el.children) {
@@ -829,8 +899,9 @@ class SvdFile {
       // Register properties resolved without allocating a merged object per register.
       const size = own.size ?? props.size
       const pad = size !== undefined ? Math.ceil(size / 4) : 1
-      const rv = own.resetValue ?? props.resetValue
-      const rm = own.resetMask ?? props.resetMask
+      // An inherited default (device resetMask 0xFFFFFFFF on an 8-bit register) only covers the register's bits.
+      const rv = own.resetValue ?? fit(props.resetValue, size)
+      const rm = own.resetMask ?? fit(props.resetMask, size)
       const resetValue = rv !== undefined ? hex(rv, pad) : null
       const resetMask = rm !== undefined ? hex(rm, pad) : null
       const access = own.access ?? props.access ?? null
