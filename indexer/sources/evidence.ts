@@ -20,19 +20,30 @@ export class SourceLines {
   }
 
   /**
-   * A whitespace-collapsed excerpt beginning at `line` and spanning up to `maxLines` lines,
-   * cut at EXCERPT_MAX characters: what a person sees when they open the file there.
+   * A whitespace-collapsed excerpt beginning at `line` and spanning up to `maxLines` non-blank
+   * lines, cut at EXCERPT_MAX characters: what a person sees when they open the file there.
+   * Lines are chosen by index arithmetic and cut with one slice: this runs once per fact.
    */
   excerpt(line: number, maxLines = 4): string {
-    const out: string[] = []
+    const { text, starts } = this
+    const first = starts[line - 1]
+    if (first === undefined) return ''
     let len = 0
+    let end = first
     for (let l = line; l < line + maxLines && len < EXCERPT_MAX; l++) {
-      const s = this.line(l).trim()
-      if (s === '') continue
-      out.push(s)
-      len += s.length + 1
+      const a0 = starts[l - 1]
+      if (a0 === undefined) break
+      const next = starts[l]
+      let a = a0
+      let b = next === undefined ? text.length : next - 1
+      while (a < b && text.charCodeAt(a) <= 32) a++
+      while (b > a && text.charCodeAt(b - 1) <= 32) b--
+      if (a === b) continue
+      len += b - a + 1
+      end = b
     }
-    const joined = out.join(' ').replace(/\s+/g, ' ')
+    if (end === first) return ''
+    const joined = text.slice(first, end).replace(/\s+/g, ' ').trim()
     return joined.length > EXCERPT_MAX ? joined.slice(0, EXCERPT_MAX - 1) + '…' : joined
   }
 }
