@@ -19,11 +19,11 @@ export interface Config {
   logLevel: string
 }
 
-function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv, min = 1): number {
   const v = env[name]
   if (v === undefined || v === '') return fallback
   const n = Number(v)
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${JSON.stringify(v)}`)
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer ≥ ${min}, not ${JSON.stringify(v)}`)
   return n
 }
 
@@ -33,7 +33,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const os = env.OPENSEARCH_URL || undefined
   return {
     host: env.HOST ?? '127.0.0.1',
-    port: int('PORT', 3000, env),
+    // 0 asks the OS for a free port (benchmarks, tests).
+    port: int('PORT', 3000, env, 0),
     dataDir,
     sampleData: env.HWFACTS_DATA_DIR === undefined,
     apiKeysFile: resolve(env.HWFACTS_API_KEYS_FILE ?? `${dataDir}/api-keys.json`),
