@@ -7,7 +7,7 @@ import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem, Topic } from
 import type { ReleaseCatalog } from '../src/model/catalog.js'
 import { terms } from '../src/model/text.js'
 import { DataDir } from '../src/store/layout.js'
-import { SCHEMA, SCHEMA_VERSION, scopeToken } from '../src/store/sqlite/schema.js'
+import { SCHEMA, SCHEMA_VERSION, scopedTermPrefix } from '../src/store/sqlite/schema.js'
 import type { ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog, loadCuration } from './curation/catalog.js'
 import { loadArtifacts, readInventory } from './inventory.js'
@@ -135,7 +135,7 @@ export function buildRelease(opts: BuildOptions): BuildResult {
     db.exec(SCHEMA)
     const insFact = db.prepare('INSERT INTO facts (ord, id, target, topic, name_key, package, revisions, tokens, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
     const insPeriph = db.prepare('INSERT OR IGNORE INTO fact_peripherals (peripheral, ord) VALUES (?, ?)')
-    const insTerms = db.prepare('INSERT INTO fact_terms (rowid, scope, terms) VALUES (?, ?, ?)')
+    const insTerms = db.prepare('INSERT INTO fact_terms (rowid, terms) VALUES (?, ?)')
     const total = out.facts.length
     db.transaction(() => {
       let ord = 0
@@ -155,7 +155,8 @@ export function buildRelease(opts: BuildOptions): BuildResult {
           texts.length = 0
           texts.push(f.name)
           collectText(f.value, texts)
-          insTerms.run(ord, scopeToken(ti, f.topic), terms(texts.join(' ')).join(' '))
+          const scope = scopedTermPrefix(ti, f.topic)
+          insTerms.run(ord, terms(texts.join(' ')).map((t) => scope + t).join(' '))
           const c = counts.get(f.target) ?? {}
           c[f.topic] = (c[f.topic] ?? 0) + 1
           counts.set(f.target, c)

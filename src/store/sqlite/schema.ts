@@ -19,10 +19,13 @@ CREATE TABLE facts (
 );
 CREATE INDEX facts_by_name ON facts (target, topic, name_key);
 CREATE TABLE fact_peripherals (peripheral TEXT NOT NULL, ord INTEGER NOT NULL, PRIMARY KEY (peripheral, ord)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fact_terms USING fts5 (scope, terms, content='', columnsize=0, detail=column, tokenize='unicode61');
+CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');
 `
 
-/** The FTS scope token of a target/topic pair: one alphanumeric token, so MATCH can pin it. */
-export function scopeToken(targetOrdinal: number, topic: string): string {
-  return `s${targetOrdinal}${topic}`
+/**
+ * Every indexed term carries a fixed-width prefix naming its target and topic (`t00012r` + `usart1`),
+ * so a prefix query for one term touches only that target's entries instead of the whole corpus's.
+ */
+export function scopedTermPrefix(targetOrdinal: number, topic: string): string {
+  return `t${String(targetOrdinal).padStart(5, '0')}${topic.slice(0, 2)}`
 }

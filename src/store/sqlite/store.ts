@@ -4,12 +4,8 @@ import { join } from 'node:path'
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { scopeToken } from './schema.js'
+import { scopedTermPrefix } from './schema.js'
 
-/** An FTS5 prefix query for one term inside one target/topic scope. Terms are [a-z0-9]+ already. */
-function termMatch(scope: string, term: string): string {
-  return `scope : ${scope} AND terms : "${term}"*`
-}
 
 class SqliteReleaseStore implements ReleaseStore {
   readonly manifest: ReleaseManifest
@@ -60,21 +56,25 @@ class SqliteReleaseStore implements ReleaseStore {
         where.push('f.ord > ?')
         params.push(q.after.ord)
       }
-      sql = `SELECT f.ord AS ord, 0 AS score, f.tokens AS tokens, f.body AS body FROM facts f WHERE ${where.join(' AND ')} ORDER BY f.ord LIMIT ?`
+      sql = `SELECT ord, 0 AS score FROM facts f WHERE ${where.join(' AND ')} ORDER BY f.ord LIMIT ?`
     } else {
-      const scope = scopeToken(ti, q.topic)
+      // One FTS5 prefix query per term, within this target's scoped terms; terms are [a-z0-9]+ already.
+      const scope = scopedTermPrefix(ti, q.topic)
       const unions = q.terms.map(() => 'SELECT rowid AS ord FROM fact_terms WHERE fact_terms MATCH ?').join(' UNION ALL ')
-      params.unshift(...q.terms.map((t) => termMatch(scope, t)))
+      params.unshift(...q.terms.map((t) => `"${scope}${t}"*`))
       if (q.after) {
         where.push('(m.score < ? OR (m.score = ? AND f.ord > ?))')
         params.push(q.after.score, q.after.score, q.after.ord)
       }
       sql =
         `WITH m(ord, score) AS (SELECT ord, count(*) FROM (${unions}) GROUP BY ord) ` +
-        `SELECT f.ord AS ord, m.score AS score, f.tokens AS tokens, f.body AS body FROM m JOIN facts f ON f.ord = m.ord ` +
+        `SELECT f.ord AS ord, m.score AS score FROM m CROSS JOIN facts f ON f.ord = m.ord ` +
         `WHERE ${where.join(' AND ')} ORDER BY m.score DESC, f.ord LIMIT ?`
     }
     params.push(q.limit)
+    // Choose the page first, then read only its bodies: sorting whole rows would drag every
+    // matching body through the sorter.
+    sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens, f.body AS body FROM page CROSS JOIN facts f ON f.ord = page.ord ORDER BY page.score DESC, page.ord`
     let stmt = this.statements.get(sql)
     if (!stmt) {
       stmt = this.db.prepare(sql)
