@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { countTokens } from '../src/model/tokens.js'
 import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem, Topic } from '../src/model/fact.js'
 import type { ReleaseCatalog } from '../src/model/catalog.js'
-import { terms } from '../src/model/text.js'
+import { factTerms } from '../src/model/fact-terms.js'
 import { DataDir } from '../src/store/layout.js'
 import { SCHEMA, SCHEMA_VERSION, scopedTermPrefix } from '../src/store/sqlite/schema.js'
 import type { ReleaseManifest } from '../src/store/types.js'
@@ -43,13 +43,6 @@ function factId(f: FactDraft): string {
     .update(`${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`)
     .digest('hex')
     .slice(0, 20)
-}
-
-/** Strings of a fact value, for text matching: descriptions, signals, enumerated names. */
-function collectText(v: unknown, out: string[]): void {
-  if (typeof v === 'string') out.push(v)
-  else if (Array.isArray(v)) for (const x of v) collectText(x, out)
-  else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) collectText(x, out)
 }
 
 /** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
@@ -139,7 +132,6 @@ export function buildRelease(opts: BuildOptions): BuildResult {
     const total = out.facts.length
     db.transaction(() => {
       let ord = 0
-      const texts: string[] = []
       buckets.forEach((facts, ti) => {
         const seen = new Set<string>()
         for (const f of facts) {
@@ -152,11 +144,8 @@ export function buildRelease(opts: BuildOptions): BuildResult {
           idHash.update(body).update('\n')
           insFact.run(ord, id, f.target, f.topic, f.name.toLowerCase(), f.scope.package ?? null, revisionTokens(f), countTokens(body), body)
           for (const p of f.peripherals ?? []) insPeriph.run(p.toUpperCase(), ord)
-          texts.length = 0
-          texts.push(f.name)
-          collectText(f.value, texts)
           const scope = scopedTermPrefix(ti, f.topic)
-          insTerms.run(ord, terms(texts.join(' ')).map((t) => scope + t).join(' '))
+          insTerms.run(ord, factTerms(f.name, f.value).map((t) => scope + t).join(' '))
           const c = counts.get(f.target) ?? {}
           c[f.topic] = (c[f.topic] ?? 0) + 1
           counts.set(f.target, c)
