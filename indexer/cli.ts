@@ -18,6 +18,7 @@ const USAGE = `usage:
   hwfacts verify <release-id> [--data-dir D]
   hwfacts fetch <sources.json> [--data-dir D] [--out DIR] [--mirror URL]
   hwfacts keys create <key-id> [--keys-file F]   (prints the key once; stores only its sha256)
+  hwfacts engine load|promote|retire|list …        (search-engine releases; see README)
 The data dir defaults to $HWFACTS_DATA_DIR, else ./data.`
 
 /** A bar on a terminal; plain, greppable log lines otherwise (CI, pipes). */
@@ -53,6 +54,8 @@ function progressReporter(): { update: (stage: string, done: number, total: numb
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // The engine commands have options of their own; hand them the rest of the line untouched.
+  if (argv[0] === 'engine') return (await import('./engine-cli.js')).engineCommand(argv.slice(1))
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

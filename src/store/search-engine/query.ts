@@ -57,13 +57,13 @@ function revisionClause(code: string): unknown {
   }
 }
 
-interface Hit {
+export interface SearchHit {
   _source: { ord: number; tokens: number; body: string }
   sort: number[]
 }
 
 /** FactRows from a search response; with terms, the first sort value is the matched-term count. */
-export function factRows(q: FactQuery, hits: Hit[]): FactRow[] {
+export function factRows(q: FactQuery, hits: SearchHit[]): FactRow[] {
   const scored = q.terms.length > 0
   return hits.map((h) => ({ ord: h._source.ord, score: scored ? h.sort[0]! : 0, tokens: h._source.tokens, body: h._source.body }))
 }

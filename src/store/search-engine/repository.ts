@@ -2,13 +2,15 @@ import type { ReleaseCatalog } from '../../model/catalog.js'
 import { RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { IndexNames } from './names.js'
-import { factRows, factSearchBody } from './query.js'
+import { factRows, factSearchBody, type SearchHit } from './query.js'
 import { EngineError, openTransport, type EngineFlavor, type EngineTransport } from './transport.js'
 
 /** The `<prefix>-releases` record of one loaded release. */
 export interface ReleaseRecord {
   id: string
   index: string
+  /** `_meta.format` of the facts mapping the index was created with. */
+  format: string
   createdAt: string
   loadedAt: string
   facts: number
@@ -27,7 +29,7 @@ class EngineReleaseStore implements ReleaseStore {
   ) {}
 
   async queryFacts(q: FactQuery): Promise<FactRow[]> {
-    const res = await this.engine.request<{ hits?: { hits?: Parameters<typeof factRows>[1] } }>({
+    const res = await this.engine.request<{ hits?: { hits?: SearchHit[] } }>({
       method: 'POST',
       path: `/${this.index}/_search`,
       querystring: { filter_path: 'hits.hits._source,hits.hits.sort' },
@@ -54,7 +56,8 @@ class Recheck<T> {
     if (!this.value || now - this.value.at >= this.ttlMs) {
       const v = this.read()
       this.value = { v, at: now }
-      v.catch(() => (this.value = undefined))
+      // A failed read is not remembered (unless a newer read already replaced it).
+      v.catch(() => this.value?.v === v && (this.value = undefined))
     }
     return this.value.v
   }

@@ -1,0 +1,190 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildRelease } from '../../indexer/build.js'
+import { ApiKeyStore, generateKey, type ApiKey } from '../../src/auth/keys.js'
+import { openBackends, type Backends } from '../../src/backends.js'
+import { loadConfig } from '../../src/config.js'
+import { buildApp } from '../../src/http/app.js'
+import { HardwareFacts } from '../../src/service/facts.js'
+import { DataDir } from '../../src/store/layout.js'
+import { NO_REDIS, skipReason } from '../helpers/services.js'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const SERVICES = join(ROOT, '.ci', 'services.sh')
+const REDIS_URL = process.env.REDIS_URL
+const skip = skipReason('redis rate limits', REDIS_URL ? undefined : NO_REDIS)
+const hasRedisServer = (() => {
+  try {
+    execFileSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+const skipOutage = skip ?? skipReason('redis outage', hasRedisServer ? undefined : 'redis-server is not installed (a private instance is started and stopped for the outage test)')
+
+const WINDOW_MS = 60_000
+
+interface Instance {
+  app: FastifyInstance
+  backends: Backends
+  warnings: string[]
+  infos: string[]
+}
+
+let dataDir: string
+/** The sample release, built once into a temp dir: the fast way to a real SQLite repository. */
+function sampleDataDir(): string {
+  if (dataDir) return dataDir
+  dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-redis-'))
+  const r = buildRelease({ inventory: join(ROOT, 'test', 'fixtures', 'sample-corpus'), dataDir })
+  new DataDir(dataDir).promote(r.id)
+  return dataDir
+}
+
+/** One service instance as src/server.ts wires it: backends from the configuration, then the app. */
+async function instance(redisUrl: string, keys: ApiKey[], max: number): Promise<Instance> {
+  const warnings: string[] = []
+  const infos: string[] = []
+  const cfg = loadConfig({ HWFACTS_DATA_DIR: sampleDataDir(), REDIS_URL: redisUrl })
+  const backends = await openBackends(cfg, { log: { warn: (m) => warnings.push(m), info: (m) => infos.push(m) } })
+  const app = await buildApp({
+    facts: new HardwareFacts(backends.repo, 'redis-test'),
+    keys: new ApiKeyStore(keys),
+    rateLimit: { max, timeWindowMs: WINDOW_MS },
+    redis: backends.redis!,
+    readinessChecks: backends.readinessChecks
+  })
+  await app.ready()
+  return { app, backends, warnings, infos }
+}
+
+async function closeAll(...xs: Array<Instance | undefined>): Promise<void> {
+  for (const x of xs) {
+    await x?.app.close()
+    await x?.backends.close()
+  }
+}
+
+/** A fresh key pair per test run: budgets live in Redis, so ids must not collide with earlier runs. */
+function key(name: string, rateLimit?: ApiKey['rateLimit']) {
+  const { secret, record } = generateKey(`${name}-${process.pid}-${Date.now()}`)
+  return { secret, record: rateLimit ? { ...record, rateLimit } : record }
+}
+
+const get = (i: Instance, secret: string, url = '/v1/release') => i.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${secret}` } })
+
+async function waitFor(cond: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+afterAll(() => {
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe.skipIf(skip !== undefined)('rate limits shared through Redis', () => {
+  const shared = key('shared')
+  const small = key('small', { max: 2, timeWindowMs: WINDOW_MS })
+  let a: Instance
+  let b: Instance
+
+  beforeAll(async () => {
+    a = await instance(REDIS_URL!, [shared.record, small.record], 5)
+    b = await instance(REDIS_URL!, [shared.record, small.record], 5)
+  })
+  afterAll(() => closeAll(a, b))
+
+  it('two instances spend one budget per API key; the 6th request of 5 allowed is a 429 Problem', async () => {
+    const codes: number[] = []
+    for (const i of [a, a, a, b, b]) codes.push((await get(i, shared.secret)).statusCode)
+    expect(codes).toEqual([200, 200, 200, 200, 200])
+    const last = await get(b, shared.secret)
+    expect(last.statusCode).toBe(429)
+    expect(last.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(last.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED' })
+    expect(Number(last.headers['retry-after'])).toBeGreaterThan(0)
+    expect(last.headers['x-ratelimit-limit']).toBe('5')
+    expect(last.headers['x-ratelimit-remaining']).toBe('0')
+    expect(Number(last.headers['x-ratelimit-reset'])).toBeGreaterThan(0)
+    // Still limited on the other instance.
+    expect((await get(a, shared.secret)).statusCode).toBe(429)
+  })
+
+  it("applies a key record's own rateLimit, independently of other keys", async () => {
+    const first = await get(a, small.secret)
+    expect(first.statusCode).toBe(200)
+    expect(first.headers['x-ratelimit-limit']).toBe('2')
+    expect((await get(b, small.secret)).statusCode).toBe(200)
+    expect((await get(a, small.secret)).statusCode).toBe(429)
+  })
+
+  it('/readyz shows Redis as a passing non-critical check', async () => {
+    const r = await a.app.inject({ method: 'GET', url: '/readyz' })
+    expect(r.statusCode).toBe(200)
+    expect(r.json().checks.redis).toEqual({ ok: true, critical: false })
+  })
+})
+
+describe.skipIf(skipOutage !== undefined)('when Redis goes away', () => {
+  let svc: Instance | undefined
+  let env: NodeJS.ProcessEnv
+  let url: string
+  const k = key('outage')
+  const services = (cmd: string) => execFileSync('bash', [SERVICES, cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
+
+  beforeAll(async () => {
+    // A private Redis on a free port, so stopping it cannot disturb other suites using REDIS_URL.
+    const port = await new Promise<number>((res) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port
+        s.close(() => res(p))
+      })
+    })
+    env = { ...process.env, REDIS_PORT: String(port), SERVICES_DIR: mkdtempSync(join(tmpdir(), 'hwfacts-redis-svc-')) }
+    url = services('redis-start').match(/REDIS_URL=(\S+)/)![1]!
+  })
+  afterAll(async () => {
+    await closeAll(svc)
+    if (env) {
+      services('redis-stop')
+      rmSync(env.SERVICES_DIR!, { recursive: true, force: true })
+    }
+  })
+
+  it('keeps answering without limits, reports it once, and enforces limits again when Redis returns', { timeout: 60_000 }, async () => {
+    svc = await instance(url, [k.record], 3)
+    const s = svc
+    expect((await get(s, k.secret)).statusCode).toBe(200)
+
+    services('redis-stop')
+    const during: number[] = []
+    for (let i = 0; i < 8; i++) during.push((await get(s, k.secret)).statusCode)
+    expect(during).toEqual(Array(8).fill(200))
+    const ready = await s.app.inject({ method: 'GET', url: '/readyz' })
+    expect(ready.statusCode).toBe(200)
+    expect(ready.json().status).toBe('ok')
+    expect(ready.json().checks.redis).toMatchObject({ ok: false, critical: false })
+    // ioredis retries every second; the outage is logged once, not per attempt or per request.
+    await new Promise((r) => setTimeout(r, 2500))
+    expect(s.warnings).toHaveLength(1)
+    expect(s.warnings[0]).toMatch(/rate limits are not enforced/)
+
+    services('redis-start')
+    await waitFor(async () => (await s.app.inject({ method: 'GET', url: '/readyz' })).json().checks.redis.ok === true, 10_000)
+    expect(s.infos.some((m) => /reachable again/.test(m))).toBe(true)
+    // The restarted Redis is empty: a fresh budget of 3, then 429.
+    const after: number[] = []
+    for (let i = 0; i < 4; i++) after.push((await get(s, k.secret)).statusCode)
+    expect(after).toEqual([200, 200, 200, 429])
+  })
+})
