@@ -14,6 +14,7 @@ import { loadArtifacts, readInventory } from './inventory.js'
 import { ADAPTERS } from './sources/index.js'
 import { TOKENIZER } from '../src/model/tokens.js'
 import type { LoadedArtifact, SourceAdapter } from './sources/types.js'
+import { stopwatch } from './stopwatch.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every release id. */
 export const INDEXER_FORMAT = 1
@@ -81,13 +82,7 @@ function runAdapters(artifacts: LoadedArtifact[], adapters: readonly SourceAdapt
  * from the content alone, so the same inputs give the same id and an existing release is reused.
  */
 export function buildRelease(opts: BuildOptions): BuildResult {
-  const timings: Record<string, number> = {}
-  let t0 = performance.now()
-  const lap = (name: string) => {
-    const t = performance.now()
-    timings[name] = Math.round(t - t0)
-    t0 = t
-  }
+  const { lap, timings } = stopwatch()
   const progress = opts.onProgress ?? (() => {})
   const data = new DataDir(opts.dataDir)
   const inv = readInventory(opts.inventory)

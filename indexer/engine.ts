@@ -7,6 +7,7 @@ import { factDocument, type FactRecord } from '../src/store/search-engine/docume
 import type { EngineRepository, ReleaseRecord } from '../src/store/search-engine/repository.js'
 import { EngineError } from '../src/store/search-engine/transport.js'
 import type { ReleaseManifest } from '../src/store/types.js'
+import { stopwatch } from './stopwatch.js'
 
 export class EngineCommandError extends Error {}
 
@@ -116,13 +117,7 @@ export async function loadRelease(repo: EngineRepository, data: DataDir, id: str
   if (!RELEASE_ID.test(id) || !existsSync(data.releaseDb(id))) throw new EngineCommandError(`no kept release ${id} in ${data.root}`)
   const index = repo.names.release(id)
   const log = opts.log ?? (() => {})
-  const timings: Record<string, number> = {}
-  let t0 = performance.now()
-  const lap = (name: string) => {
-    const t = performance.now()
-    timings[name] = Math.round(t - t0)
-    t0 = t
-  }
+  const { lap, timings } = stopwatch()
 
   const db = new Database(data.releaseDb(id), { readonly: true, fileMustExist: true })
   try {
