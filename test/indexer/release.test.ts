@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
 import { InventoryError } from '../../indexer/inventory.js'
 import { DataDir } from '../../src/store/layout.js'
+import { openSqliteRelease } from '../../src/store/sqlite/store.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SAMPLE = join(ROOT, 'test', 'fixtures', 'sample-corpus')
@@ -85,6 +86,17 @@ describe('release builder', () => {
     const line = Number(/^line (\d+):/.exec(ev.locator)![1])
     expect(src.slice(line - 1, line + 2).join('\n')).toContain('<name>AHB1ENR</name>')
     expect(createHash('sha256').update(readFileSync(join(SAMPLE, ev.sourcePath))).digest('hex')).toBe(ev.sourceSha256)
+  })
+
+  it('a release file of another schema is refused, not misread', () => {
+    const copy = join(tmp(), 'old.sqlite')
+    cpSync(new DataDir(dataDir).releaseDb(first.id), copy)
+    chmodSync(copy, 0o644)
+    const db = new Database(copy)
+    db.prepare("UPDATE meta SET value = '1' WHERE key = 'schema'").run()
+    db.close()
+    expect(() => openSqliteRelease(copy)).toThrow(/schema 1; this service reads schema \d+/)
+    expect(openSqliteRelease(new DataDir(dataDir).releaseDb(first.id)).manifest.id).toBe(first.id)
   })
 
   it('gives the same id for the same inputs, and reuses a kept release', () => {

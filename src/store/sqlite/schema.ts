@@ -2,7 +2,7 @@
  * The release file's schema, shared by the indexer (writer) and the SQLite store (reader).
  * `ord` is the canonical order of facts; `body` is the fact's public JSON, serialized once.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { scopedTermPrefix } from './schema.js'
+import { SCHEMA_VERSION, scopedTermPrefix } from './schema.js'
 
 
 class SqliteReleaseStore implements ReleaseStore {
@@ -16,6 +16,9 @@ class SqliteReleaseStore implements ReleaseStore {
 
   constructor(private readonly db: Database.Database) {
     const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
+    const schema = meta.get('schema')?.value
+    // A file of another layout would answer wrongly, not fail: refuse it.
+    if (schema !== String(SCHEMA_VERSION)) throw new Error(`release file has schema ${schema ?? '?'}; this service reads schema ${SCHEMA_VERSION}: rebuild the release`)
     this.manifest = JSON.parse(meta.get('manifest')!.value) as ReleaseManifest
     this.catalog = JSON.parse(meta.get('catalog')!.value) as ReleaseCatalog
     this.targetOrdinal = new Map(this.catalog.targets.map((t, i) => [t.key, i]))
