@@ -1,7 +1,7 @@
 import { countTokens } from '../model/tokens.js'
 import { TOPICS, type Topic } from '../model/fact.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
-import { normalizeKey, queryTerms } from '../model/text.js'
+import { queryTerms } from '../model/text.js'
 import type { CatalogPartParams, CatalogSearchParams, ContextParams, PartParams, ResolveParams } from '../schemas/params.js'
 import type { FactQuery, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
@@ -141,6 +141,11 @@ export class HardwareFacts {
     return { key, matches, status, topics, choices, ranked } as const
   }
 
+  /** The ranked candidates a client may choose from, each with why it matched. */
+  private candidates(ranked: ReturnType<HardwareFacts['resolveIn']>['ranked'], limit: number) {
+    return ranked.slice(0, limit).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] }))
+  }
+
   async resolve(p: ResolveParams) {
     const store = await this.store(p.corpus_release)
     const ix = this.index(store)
@@ -155,7 +160,7 @@ export class HardwareFacts {
       match: r.matches[0]?.how ?? null,
       part: single ? { ...entitySummary(single.entity), ...(single.entity.reason ? { reason: single.entity.reason } : {}) } : null,
       topics: r.topics,
-      candidates: r.ranked.slice(0, limit).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })),
+      candidates: this.candidates(r.ranked, limit),
       candidateCount: r.ranked.length,
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {}),
       next:
@@ -209,9 +214,7 @@ export class HardwareFacts {
   }
 
   async catalogPart(p: CatalogPartParams) {
-    const store = await this.store()
-    const ix = this.index(store)
-    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES)
+    const { store, ix, r } = await this.lookup(p.part)
     const single = r.matches.length === 1 ? r.matches[0]!.entity : undefined
     const documents: Record<string, unknown> = {}
     for (const t of TOPICS) documents[t] = r.topics[t]
@@ -222,15 +225,20 @@ export class HardwareFacts {
       match: r.matches[0]?.how ?? null,
       documents,
       sources: single ? this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)) : [],
-      ...(single ? {} : { candidates: r.ranked.slice(0, DEFAULT_CANDIDATES).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })), candidateCount: r.ranked.length }),
+      ...(single ? {} : { candidates: this.candidates(r.ranked, DEFAULT_CANDIDATES), candidateCount: r.ranked.length }),
       ...(r.matches.length === 0 ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
 
-  async coverage(p: PartParams) {
-    const store = await this.store(p.corpus_release)
+  /** The release a request reads, its catalog index, and the part resolved in it. */
+  private async lookup(part: string, corpusRelease?: string) {
+    const store = await this.store(corpusRelease)
     const ix = this.index(store)
-    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES)
+    return { store, ix, r: this.resolveIn(ix, part, DEFAULT_CANDIDATES) }
+  }
+
+  async coverage(p: PartParams) {
+    const { store, ix, r } = await this.lookup(p.part, p.corpus_release)
     const topics: Record<string, unknown> = {}
     for (const t of TOPICS) {
       const res = r.topics[t]
@@ -243,15 +251,13 @@ export class HardwareFacts {
       topics,
       covered: TOPICS.filter((t) => r.topics[t].status === 'resolved'),
       notCovered: TOPICS.filter((t) => r.topics[t].status === 'not_covered'),
-      ...(r.status !== 'resolved' ? { candidates: r.ranked.slice(0, DEFAULT_CANDIDATES).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] })), candidateCount: r.ranked.length } : {}),
+      ...(r.status !== 'resolved' ? { candidates: this.candidates(r.ranked, DEFAULT_CANDIDATES), candidateCount: r.ranked.length } : {}),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
 
   async sources(p: PartParams) {
-    const store = await this.store(p.corpus_release)
-    const ix = this.index(store)
-    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES)
+    const { store, ix, r } = await this.lookup(p.part, p.corpus_release)
     const byTopic: Record<string, unknown> = {}
     for (const t of TOPICS) {
       const res = r.topics[t]
@@ -310,9 +316,10 @@ export class HardwareFacts {
     const maxTokens = p.max_tokens ?? DEFAULT_MAX_TOKENS
     const revisionParam = p.silicon_revision ?? p.revision
     const siliconRevision = revisionParam === undefined ? undefined : canonicalRevision(revisionParam)
-    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES, p.query, p.package)
-    const topicRes = r.topics[p.topic]
-    const choice = r.choices[p.topic]
+    // Only the asked topic is resolved: the other three, and candidate ranking, are not needed here.
+    const { key, matches } = ix.match(p.part)
+    const notFound = matches.length === 0
+    const { res: topicRes, choice } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package)
     const terms = p.query === undefined ? [] : queryTerms(p.query)
     const filters = {
       ...(names.length ? { factNames: names } : {}),
@@ -331,8 +338,8 @@ export class HardwareFacts {
       release: store.manifest.id,
       part: p.part,
       topic: p.topic,
-      status: r.status === 'not_found' ? 'not_found' : topicRes.status === 'resolved' ? 'ok' : topicRes.status,
-      ...(r.matches.length === 1 ? { resolvedPart: { name: r.matches[0]!.entity.name, kind: r.matches[0]!.entity.kind } } : {}),
+      status: notFound ? 'not_found' : topicRes.status === 'resolved' ? 'ok' : topicRes.status,
+      ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
       // Compact: the envelope's tokens come out of the client's max_tokens budget.
       target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
       filters
@@ -342,12 +349,14 @@ export class HardwareFacts {
 
     if (!choice) {
       const extra =
-        r.status === 'not_found'
-          ? { suggestions: ix.suggestions(r.key) }
+        notFound
+          ? { suggestions: ix.suggestions(key) }
           : topicRes.status === 'ambiguous'
             ? { candidates: topicRes.candidates, candidateCount: topicRes.candidateCount, hint: topicRes.hint }
-            : { reason: (topicRes as { reason: string }).reason, ...((topicRes as { availablePackages?: string[] }).availablePackages ? { availablePackages: (topicRes as { availablePackages: string[] }).availablePackages } : {}) }
-      notes.push(r.status === 'not_found' ? 'Unknown part: no facts returned.' : topicRes.status === 'ambiguous' ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.' : 'This topic is not covered for this part: no facts returned.')
+            : topicRes.status === 'not_covered'
+              ? { reason: topicRes.reason, ...(topicRes.availablePackages ? { availablePackages: topicRes.availablePackages } : {}) }
+              : {}
+      notes.push(notFound ? 'Unknown part: no facts returned.' : topicRes.status === 'ambiguous' ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.' : 'This topic is not covered for this part: no facts returned.')
       return { body: finish([], { returned: 0, limit, maxTokens, tokens: 0, truncatedBy: null, nextCursor: null }, extra), deprecatedRevision: p.revision !== undefined }
     }
 
