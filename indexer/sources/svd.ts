@@ -233,7 +233,7 @@ class SvdFile {
 
   constructor(
     private readonly art: LoadedArtifact,
-    private readonly text: string
+    text: string
   ) {
     this.lines = new SourceLines(text)
   }
