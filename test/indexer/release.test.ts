@@ -12,9 +12,9 @@ import { buildRelease } from '../../indexer/build.js'
 import { InventoryError } from '../../indexer/inventory.js'
 import { DataDir } from '../../src/store/layout.js'
 import { openSqliteRelease } from '../../src/store/sqlite/store.js'
+import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SAMPLE = join(ROOT, 'test', 'fixtures', 'sample-corpus')
 const run = promisify(execFile)
 const tmp = () => mkdtempSync(join(tmpdir(), 'hwfacts-'))
 
@@ -32,7 +32,7 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 /** A copy of the sample corpus with one file's bytes changed and its inventory digest updated. */
 function alteredCorpus(path: string, edit: (s: string) => string, updateDigest = true): string {
   const dir = tmp()
-  cpSync(SAMPLE, dir, { recursive: true })
+  cpSync(SAMPLE_CORPUS, dir, { recursive: true })
   const file = join(dir, path)
   const text = edit(readFileSync(file, 'utf8'))
   writeFileSync(file, text)
@@ -51,7 +51,7 @@ describe('release builder', () => {
   let first: ReturnType<typeof buildRelease>
 
   beforeAll(() => {
-    first = buildRelease({ inventory: SAMPLE, dataDir })
+    first = buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
   })
 
   it('writes an immutable, content-addressed release with a manifest', () => {
@@ -82,10 +82,10 @@ describe('release builder', () => {
     expect(fact.value.address).toBe('0x40023830')
     expect(fact.value.resetValue).toBe('0x00100000')
     const ev = fact.evidence[0]
-    const src = readFileSync(join(SAMPLE, ev.sourcePath), 'utf8').split('\n')
+    const src = readFileSync(join(SAMPLE_CORPUS, ev.sourcePath), 'utf8').split('\n')
     const line = Number(/^line (\d+):/.exec(ev.locator)![1])
     expect(src.slice(line - 1, line + 2).join('\n')).toContain('<name>AHB1ENR</name>')
-    expect(createHash('sha256').update(readFileSync(join(SAMPLE, ev.sourcePath))).digest('hex')).toBe(ev.sourceSha256)
+    expect(createHash('sha256').update(readFileSync(join(SAMPLE_CORPUS, ev.sourcePath))).digest('hex')).toBe(ev.sourceSha256)
   })
 
   it('a release file of another schema is refused, not misread', () => {
@@ -100,10 +100,10 @@ describe('release builder', () => {
   })
 
   it('gives the same id for the same inputs, and reuses a kept release', () => {
-    const again = buildRelease({ inventory: SAMPLE, dataDir })
+    const again = buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
     expect(again.id).toBe(first.id)
     expect(again.reused).toBe(true)
-    const elsewhere = buildRelease({ inventory: SAMPLE, dataDir: tmp() })
+    const elsewhere = buildRelease({ inventory: SAMPLE_CORPUS, dataDir: tmp() })
     expect(elsewhere.id).toBe(first.id)
     expect(elsewhere.reused).toBe(false)
   })
@@ -139,7 +139,7 @@ describe('release builder', () => {
 
   it('CLI: index --promote, releases, verify and a tampered archive', async () => {
     const data = tmp()
-    const r = await cli(['index', SAMPLE, '--data-dir', data, '--promote'])
+    const r = await cli(['index', SAMPLE_CORPUS, '--data-dir', data, '--promote'])
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe(first.id)
     expect(r.stderr).toMatch(/hwfacts: verify 5\/5/)
@@ -183,15 +183,15 @@ describe('release builder', () => {
       })
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
       base = `http://127.0.0.1:${(server.address() as { port: number }).port}/`
-      const inv = JSON.parse(readFileSync(join(SAMPLE, 'sources.json'), 'utf8'))
-      for (const s of inv.sources) served.set(s.path, readFileSync(join(SAMPLE, s.path)))
+      const inv = JSON.parse(readFileSync(join(SAMPLE_CORPUS, 'sources.json'), 'utf8'))
+      for (const s of inv.sources) served.set(s.path, readFileSync(join(SAMPLE_CORPUS, s.path)))
     })
     afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
     it('downloads, verifies and archives every artifact, ready to index', async () => {
       const data = tmp()
       const out = tmp()
-      const r = await cli(['fetch', join(SAMPLE, 'sources.json'), '--data-dir', data, '--mirror', base, '--out', out])
+      const r = await cli(['fetch', join(SAMPLE_CORPUS, 'sources.json'), '--data-dir', data, '--mirror', base, '--out', out])
       expect(r.code).toBe(0)
       expect(r.stdout).toMatch(/5 fetched, 0 failed/)
       expect(existsSync(join(out, 'svd/STMicro/STM32F407.svd'))).toBe(true)
@@ -201,7 +201,7 @@ describe('release builder', () => {
 
     it('refuses a download whose digest does not match', async () => {
       served.set('errata/nordic/errata.dox', Buffer.from('not the inventoried bytes'))
-      const r = await cli(['fetch', join(SAMPLE, 'sources.json'), '--data-dir', tmp(), '--mirror', base])
+      const r = await cli(['fetch', join(SAMPLE_CORPUS, 'sources.json'), '--data-dir', tmp(), '--mirror', base])
       expect(r.code).toBe(1)
       expect(r.stdout).toMatch(/4 fetched, 1 failed/)
       expect(r.stderr).toMatch(/errata\/nordic\/errata\.dox: .*sha256 [a-f0-9]{64} does not match/)

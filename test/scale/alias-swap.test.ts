@@ -1,7 +1,6 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
@@ -15,9 +14,8 @@ import { DataDir } from '../../src/store/layout.js'
 import { ENGINE_RECHECK_MS, EngineRepository } from '../../src/store/search-engine/repository.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { engineFromEnv, NO_ENGINE, skipReason } from '../helpers/services.js'
+import { SAMPLE_CORPUS, sampleCorpusWithout } from '../helpers/sample-corpus.js'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SAMPLE = join(ROOT, 'test', 'fixtures', 'sample-corpus')
 const engine = engineFromEnv()
 const skip = skipReason('alias swap', engine ? undefined : NO_ENGINE)
 const SECRET = 'alias-swap-cursors'
@@ -54,13 +52,9 @@ describe.skipIf(skip !== undefined)('promotion under load (alias swap)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-swap-'))
-    idA = buildRelease({ inventory: SAMPLE, dataDir }).id
+    idA = buildRelease({ inventory: SAMPLE_CORPUS, dataDir }).id
     // A second, different release: the sample without its Nordic errata sources.
-    corpusB = mkdtempSync(join(tmpdir(), 'hwfacts-swap-corpus-'))
-    cpSync(SAMPLE, corpusB, { recursive: true })
-    const inv = JSON.parse(readFileSync(join(SAMPLE, 'sources.json'), 'utf8')) as { sources: Array<{ path: string }> }
-    inv.sources = inv.sources.filter((s) => !s.path.startsWith('errata/'))
-    writeFileSync(join(corpusB, 'sources.json'), JSON.stringify(inv))
+    corpusB = sampleCorpusWithout('errata/')
     idB = buildRelease({ inventory: corpusB, dataDir }).id
     expect(idB).not.toBe(idA)
 

@@ -14,6 +14,7 @@ import { buildApp } from '../../src/http/app.js'
 import { HardwareFacts } from '../../src/service/facts.js'
 import { DataDir } from '../../src/store/layout.js'
 import { NO_REDIS, skipReason } from '../helpers/services.js'
+import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SERVICES = join(ROOT, '.ci', 'services.sh')
@@ -43,7 +44,7 @@ let dataDir: string
 function sampleDataDir(): string {
   if (dataDir) return dataDir
   dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-redis-'))
-  const r = buildRelease({ inventory: join(ROOT, 'test', 'fixtures', 'sample-corpus'), dataDir })
+  const r = buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
   new DataDir(dataDir).promote(r.id)
   return dataDir
 }

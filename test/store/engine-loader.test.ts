@@ -1,7 +1,6 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
 import { EngineCommandError, listReleases, loadRelease, promoteRelease, retireRelease } from '../../indexer/engine.js'
@@ -9,9 +8,8 @@ import { DataDir } from '../../src/store/layout.js'
 import { ENGINE_RECHECK_MS, EngineRepository } from '../../src/store/search-engine/repository.js'
 import { EngineError, openTransport, type EngineRequest, type EngineTransport } from '../../src/store/search-engine/transport.js'
 import { engineFromEnv, NO_ENGINE, skipReason } from '../helpers/services.js'
+import { SAMPLE_CORPUS, sampleCorpusWithout } from '../helpers/sample-corpus.js'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SAMPLE = join(ROOT, 'test', 'fixtures', 'sample-corpus')
 const engine = engineFromEnv()
 const skip = skipReason('engine loader', engine ? undefined : NO_ENGINE)
 
@@ -46,12 +44,8 @@ describe.skipIf(skip !== undefined)('loading, promoting and retiring releases in
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-loader-'))
     data = new DataDir(dataDir)
-    idA = buildRelease({ inventory: SAMPLE, dataDir }).id
-    corpusB = mkdtempSync(join(tmpdir(), 'hwfacts-loader-corpus-'))
-    cpSync(SAMPLE, corpusB, { recursive: true })
-    const inv = JSON.parse(readFileSync(join(SAMPLE, 'sources.json'), 'utf8')) as { sources: Array<{ path: string }> }
-    inv.sources = inv.sources.filter((s) => !s.path.startsWith('pins/'))
-    writeFileSync(join(corpusB, 'sources.json'), JSON.stringify(inv))
+    idA = buildRelease({ inventory: SAMPLE_CORPUS, dataDir }).id
+    corpusB = sampleCorpusWithout('pins/')
     idB = buildRelease({ inventory: corpusB, dataDir }).id
     repo = await EngineRepository.connect(engine!.url, engine!.flavor, prefix)
   })
