@@ -8,10 +8,16 @@ import { machine } from './lib.js'
 import { benchMcp } from './mcp.js'
 import { benchEngine } from './engine.js'
 
-/** `npm run bench [-- --only indexing,http,mcp,engine]`: every figure of one run, on this machine. */
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]!.split(',') : ['indexing', 'http', 'mcp', 'engine']
+/**
+ * `npm run bench [-- --only indexing,http,mcp,engine] [--data-dir D]`: every figure of one run, on
+ * this machine. `--data-dir` serves the promoted release of D instead of indexing the corpus first
+ * (only without `indexing`).
+ */
+const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
+const only = arg('--only')?.split(',') ?? ['indexing', 'http', 'mcp', 'engine']
 const corpus = resolve(import.meta.dirname, '..', '..', 'shared', 'corpus')
-const dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-bench-'))
+const given = only.includes('indexing') ? undefined : arg('--data-dir')
+const dataDir = given ? resolve(given) : mkdtempSync(join(tmpdir(), 'hwfacts-bench-'))
 const out: Record<string, unknown> = { machine: machine() }
 const print = (name: string, v: unknown) => {
   out[name] = v
@@ -19,9 +25,11 @@ const print = (name: string, v: unknown) => {
 }
 try {
   process.stdout.write(`machine: ${out.machine}\n`)
-  const ix = benchIndexing(corpus, dataDir)
-  if (only.includes('indexing')) print('indexing', ix)
-  new DataDir(dataDir).promote(new DataDir(dataDir).releaseIds()[0]!)
+  if (!given) {
+    const ix = benchIndexing(corpus, dataDir)
+    if (only.includes('indexing')) print('indexing', ix)
+    new DataDir(dataDir).promote(new DataDir(dataDir).releaseIds()[0]!)
+  }
   if (only.includes('http')) print('http', await benchHttp(dataDir))
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
   if (only.includes('engine')) {
@@ -29,5 +37,5 @@ try {
     else process.stdout.write('engine: skipped (set OPENSEARCH_URL or ELASTICSEARCH_URL, e.g. eval "$(.ci/services.sh env)")\n')
   }
 } finally {
-  rmSync(dataDir, { recursive: true, force: true })
+  if (!given) rmSync(dataDir, { recursive: true, force: true })
 }

@@ -16,6 +16,8 @@ export interface Config {
   searchEngineFlavor?: 'elasticsearch' | 'opensearch'
   indexPrefix: string
   mcpMaxBytes: number
+  /** Bytes of /v1/context answers kept for repeated requests (0: off). */
+  contextCacheBytes: number
   logLevel: string
 }
 
@@ -46,6 +48,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(es ? { searchEngineUrl: es, searchEngineFlavor: 'elasticsearch' as const } : os ? { searchEngineUrl: os, searchEngineFlavor: 'opensearch' as const } : {}),
     indexPrefix: env.HWFACTS_INDEX_PREFIX ?? 'hwfacts',
     mcpMaxBytes: int('HWFACTS_MCP_MAX_BYTES', 64 * 1024, env),
+    contextCacheBytes: int('HWFACTS_CONTEXT_CACHE_MB', 16, env, 0) * 2 ** 20,
     logLevel: env.LOG_LEVEL ?? 'info'
   }
 }

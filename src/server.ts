@@ -38,7 +38,7 @@ export async function start(cfg: Config = loadConfig()) {
   if (cfg.sampleData) await ensureSampleRelease(cfg)
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
   const backends = await openBackends(cfg)
-  const facts = new HardwareFacts(backends.repo, cfg.cursorSecret)
+  const facts = new HardwareFacts(backends.repo, cfg.cursorSecret, { contextCacheBytes: cfg.contextCacheBytes })
   const app = await buildApp({
     facts,
     keys: ApiKeyStore.fromFile(cfg.apiKeysFile),

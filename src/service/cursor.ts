@@ -10,6 +10,12 @@ export interface CursorPosition {
  * Opaque paging cursors: the position plus the release and a digest of the query they belong to,
  * HMAC-signed so an altered or transplanted cursor is refused instead of paging something else.
  */
+export interface DecodedCursor {
+  release: string
+  binding: string
+  pos: CursorPosition
+}
+
 export class CursorCodec {
   private readonly key: Buffer
 
@@ -32,7 +38,7 @@ export class CursorCodec {
   }
 
   /** Checks the signature and shape; the caller checks release and binding against its request. */
-  decode(cursor: string): { release: string; binding: string; pos: CursorPosition } {
+  decode(cursor: string): DecodedCursor {
     const invalid = (why: string) => new ServiceError('INVALID_CURSOR', `The cursor ${why}.`, 'cursor')
     const dot = cursor.indexOf('.')
     if (dot <= 0) throw invalid('is malformed')

@@ -2,16 +2,29 @@ import { countTokens } from '../model/tokens.js'
 import { TOPICS, type Topic } from '../model/fact.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { queryTerms } from '../model/text.js'
-import type { CatalogPartParams, CatalogSearchParams, ContextParams, PartParams, ResolveParams } from '../schemas/params.js'
+import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
 import type { FactQuery, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
-import { CursorCodec } from './cursor.js'
+import { LRUCache } from 'lru-cache'
+import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
 
 const MAX_NAMES = 100
 const DEFAULT_LIMIT = 20
 const DEFAULT_MAX_TOKENS = 4000
 const DEFAULT_CANDIDATES = 10
+/** Every parameter that shapes a context answer, in the schema's order: the cache key. */
+const CONTEXT_PARAM_KEYS = Object.keys(ContextSchema.properties) as Array<keyof ContextParams>
+
+export interface ContextResult {
+  body: string
+  deprecatedRevision: boolean
+}
+
+export interface HardwareFactsOptions {
+  /** Bytes of context answers kept for repeated requests; 0 turns the cache off. */
+  contextCacheBytes?: number
+}
 
 function entitySummary(e: CatalogEntity) {
   return {
@@ -72,12 +85,17 @@ function splitList(s: string | undefined, param: string): string[] {
 export class HardwareFacts {
   private readonly indexes = new WeakMap<ReleaseStore, CatalogIndex>()
   readonly cursors: CursorCodec
+  private readonly contextCache: LRUCache<string, ContextResult> | undefined
 
   constructor(
     readonly repo: ReleaseRepository,
-    cursorSecret: string
+    cursorSecret: string,
+    opts: HardwareFactsOptions = {}
   ) {
     this.cursors = new CursorCodec(cursorSecret)
+    const bytes = opts.contextCacheBytes ?? 0
+    // Bodies are mostly ASCII: a string's length is close to its bytes.
+    this.contextCache = bytes > 0 ? new LRUCache({ maxSize: bytes, sizeCalculation: (r, key) => r.body.length + key.length + 64 }) : undefined
   }
 
   /** The promoted release, or the kept one `corpus_release` names. */
@@ -292,13 +310,13 @@ export class HardwareFacts {
 
   /**
    * One bounded page of facts for a part and topic, as a pre-serialized JSON string: fact bodies
-   * are stored serialized, so the response is assembled without re-encoding them.
+   * are stored serialized, so the response is assembled without re-encoding them. A release is
+   * immutable and cursors are deterministic, so the same parameters on the same release always give
+   * the same body: answers are kept in a byte-bounded LRU keyed by release and parameters.
    */
-  async context(p: ContextParams): Promise<{ body: string; deprecatedRevision: boolean }> {
+  async context(p: ContextParams): Promise<ContextResult> {
     if (p.revision !== undefined && p.silicon_revision !== undefined && canonicalRevision(p.revision) !== canonicalRevision(p.silicon_revision))
       throw new ServiceError('INVALID_PARAMETER', 'revision (deprecated) and silicon_revision disagree; send silicon_revision only.', 'revision')
-    const names = splitList(p.fact_names, 'fact_names')
-    const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
     const decoded = p.cursor === undefined ? undefined : this.cursors.decode(p.cursor)
     if (decoded && p.corpus_release !== undefined && decoded.release !== p.corpus_release)
       throw new ServiceError('INVALID_CURSOR', `The cursor belongs to corpus release ${decoded.release}, not ${p.corpus_release}.`, 'cursor')
@@ -311,6 +329,19 @@ export class HardwareFacts {
         throw new ServiceError('INVALID_CURSOR', `The cursor's corpus release ${decoded.release} is no longer kept.`, 'cursor')
       throw err
     }
+    if (!this.contextCache) return this.contextIn(store, p, decoded)
+    const key = store.manifest.id + JSON.stringify(CONTEXT_PARAM_KEYS.map((k) => p[k] ?? null))
+    let r = this.contextCache.get(key)
+    if (r === undefined) {
+      r = await this.contextIn(store, p, decoded)
+      this.contextCache.set(key, r)
+    }
+    return r
+  }
+
+  private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined): Promise<ContextResult> {
+    const names = splitList(p.fact_names, 'fact_names')
+    const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
     const ix = this.index(store)
     const limit = p.limit ?? DEFAULT_LIMIT
     const maxTokens = p.max_tokens ?? DEFAULT_MAX_TOKENS

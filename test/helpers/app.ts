@@ -22,7 +22,8 @@ export async function testApp(dataDir: string, opts: Partial<AppOptions> = {}, e
     return { secret: k.secret, record: { ...k.record, ...over } }
   })
   const repo = new SqliteRepository(dataDir)
-  const facts = new HardwareFacts(repo, 'test-secret')
+  // With the answer cache on, as the server runs: every REST test also exercises it.
+  const facts = new HardwareFacts(repo, 'test-secret', { contextCacheBytes: 8 << 20 })
   const app = await buildApp({ facts, keys: new ApiKeyStore([main.record, ...others.map((o) => o.record)]), ...opts })
   await app.ready()
   return {
