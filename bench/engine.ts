@@ -8,7 +8,8 @@ import { DataDir } from '../src/store/layout.js'
 import { factSearchBody } from '../src/store/search-engine/query.js'
 import { EngineRepository } from '../src/store/search-engine/repository.js'
 import type { EngineFlavor } from '../src/store/search-engine/transport.js'
-import type { FactQuery, ReleaseRepository, ReleaseStore } from '../src/store/types.js'
+import type { FactQuery } from '../src/store/types.js'
+import { recordingRepository } from '../test/helpers/recording-repo.js'
 
 export interface EngineBenchOptions {
   /** A data dir whose promoted SQLite release is loaded into the engine when it is not there yet. */
@@ -63,20 +64,6 @@ const quantile = (xs: number[], q: number) => {
 }
 const round = (x: number) => Math.round(x * 100) / 100
 
-/** Records the FactQuery the service sends, so the direct path sends exactly the same search. */
-function capturing(repo: ReleaseRepository, seen: FactQuery[]): ReleaseRepository {
-  return {
-    kind: repo.kind,
-    promotedId: () => repo.promotedId(),
-    list: () => repo.list(),
-    close: () => repo.close(),
-    open: async (id) => {
-      const s = await repo.open(id)
-      return s && ({ manifest: s.manifest, catalog: s.catalog, close: () => s.close(), queryFacts: (q) => (seen.push(q), s.queryFacts(q)) } satisfies ReleaseStore)
-    }
-  }
-}
-
 /** The engine's own client library, called the way its documentation shows. */
 async function directSearch(url: string, flavor: EngineFlavor): Promise<{ search: (index: string, body: Record<string, unknown>) => Promise<unknown>; close: () => Promise<void> }> {
   if (flavor === 'elasticsearch') {
@@ -110,7 +97,7 @@ export async function benchEngine(opts: EngineBenchOptions): Promise<EngineBench
     await promoteRelease(repo, id, { allowPartial: true })
 
     const seen: FactQuery[] = []
-    const facts = new HardwareFacts(capturing(repo, seen), 'bench')
+    const facts = new HardwareFacts(recordingRepository(repo, (q) => seen.push(q)), 'bench')
     const index = repo.names.release(id)
     const results: EngineBenchQuery[] = []
     const all = { service: [] as number[], direct: [] as number[] }

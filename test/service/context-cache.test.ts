@@ -7,23 +7,9 @@ import { HardwareFacts } from '../../src/service/facts.js'
 import { ServiceError } from '../../src/service/errors.js'
 import { DataDir } from '../../src/store/layout.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
-import type { FactQuery, ReleaseRepository, ReleaseStore } from '../../src/store/types.js'
+import type { FactQuery } from '../../src/store/types.js'
+import { recordingRepository } from '../helpers/recording-repo.js'
 import { SAMPLE_CORPUS, sampleCorpusWithout } from '../helpers/sample-corpus.js'
-
-/** Counts the store queries a context call makes: a cache hit makes none. */
-function counting(repo: ReleaseRepository, queries: FactQuery[]): ReleaseRepository {
-  const wrapped = new Map<ReleaseStore, ReleaseStore>()
-  const wrap = (s: ReleaseStore | undefined) => {
-    if (!s) return s
-    let w = wrapped.get(s)
-    if (!w) {
-      w = Object.assign(Object.create(s) as ReleaseStore, { queryFacts: (q: FactQuery) => (queries.push(q), s.queryFacts(q)) })
-      wrapped.set(s, w)
-    }
-    return w
-  }
-  return Object.assign(Object.create(repo) as ReleaseRepository, { open: async (id: string) => wrap(await repo.open(id)) })
-}
 
 describe('context answer cache', () => {
   let dataDir: string
@@ -46,7 +32,7 @@ describe('context answer cache', () => {
 
   it('answers a repeated request with the same bytes without querying the store again', async () => {
     const queries: FactQuery[] = []
-    const facts = new HardwareFacts(counting(new SqliteRepository(dataDir), queries), 's', { contextCacheBytes: 1 << 20 })
+    const facts = new HardwareFacts(recordingRepository(new SqliteRepository(dataDir), (q) => queries.push(q)), 's', { contextCacheBytes: 1 << 20 })
     const a = await facts.context(params)
     expect(queries).toHaveLength(1)
     expect(JSON.parse(a.body).facts.length).toBe(2)
@@ -63,7 +49,7 @@ describe('context answer cache', () => {
 
   it('keys answers by release: another release, or a promotion, is queried afresh', async () => {
     const queries: FactQuery[] = []
-    const repo = counting(new SqliteRepository(dataDir), queries)
+    const repo = recordingRepository(new SqliteRepository(dataDir), (q) => queries.push(q))
     const facts = new HardwareFacts(repo, 's', { contextCacheBytes: 1 << 20 })
     const onFirst = await facts.context(params)
     const onSecond = await facts.context({ ...params, corpus_release: second })
@@ -92,12 +78,12 @@ describe('context answer cache', () => {
     const queries: FactQuery[] = []
     const one = (await new HardwareFacts(new SqliteRepository(dataDir), 's').context(params)).body.length
     // Room for one answer: the second evicts the first.
-    const facts = new HardwareFacts(counting(new SqliteRepository(dataDir), queries), 's', { contextCacheBytes: Math.round(one * 1.5) + 200 })
+    const facts = new HardwareFacts(recordingRepository(new SqliteRepository(dataDir), (q) => queries.push(q)), 's', { contextCacheBytes: Math.round(one * 1.5) + 200 })
     await facts.context(params)
     await facts.context({ ...params, limit: 3 })
     await facts.context(params)
     expect(queries).toHaveLength(3)
-    const off = new HardwareFacts(counting(new SqliteRepository(dataDir), queries), 's', { contextCacheBytes: 0 })
+    const off = new HardwareFacts(recordingRepository(new SqliteRepository(dataDir), (q) => queries.push(q)), 's', { contextCacheBytes: 0 })
     await off.context(params)
     await off.context(params)
     expect(queries).toHaveLength(5)
