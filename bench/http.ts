@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateKey } from '../src/auth/keys.js'
-import { load, startServer, type LoadStats } from './lib.js'
+import { load, pinLoadGenerator, startServer, type LoadStats } from './lib.js'
 
 export interface HttpBenchResult {
   connections: number
   durationS: number
+  cpus: string
   contextBytes: number
   bare: LoadStats
   /** The bare route answering the same bytes as the context request: the floor for that size. */
@@ -40,50 +41,51 @@ export async function benchHttp(dataDir: string, connections = 32, duration = 10
   writeFileSync(keysFile, JSON.stringify({ keys: [{ ...record, rateLimit: { max: 1e9, timeWindowMs: 60_000 } }] }))
   const root = join(import.meta.dirname, '..')
   const headers = { authorization: `Bearer ${secret}` }
-  const service = (cacheMb: string) =>
-    startServer(join(root, 'src', 'server.ts'), { HWFACTS_DATA_DIR: dataDir, HWFACTS_API_KEYS_FILE: keysFile, HWFACTS_CONTEXT_CACHE_MB: cacheMb, PORT: '0', LOG_LEVEL: 'warn' })
-
-  const srv = await service('16')
-  let context: LoadStats, rss: { rss: number; peak: number }, body: string
-  try {
-    body = await (await fetch(srv.url + CONTEXT, { headers })).text()
-    context = await load({ url: srv.url + CONTEXT, headers, connections, duration })
-    rss = srv.rssMb()
-  } finally {
-    srv.proc.kill()
+  const server = async <T>(entry: string, env: Record<string, string>, run: (url: string, pid: number, rssMb: () => { rss: number; peak: number }) => Promise<T>) => {
+    const srv = await startServer(join(root, entry), env)
+    try {
+      return await run(srv.url, srv.proc.pid!, srv.rssMb)
+    } finally {
+      srv.proc.kill()
+    }
   }
-  const bodyFile = join(scratch, 'context-body.json')
-  writeFileSync(bodyFile, body)
-  const bareSrv = await startServer(join(root, 'bench', 'bare-server.ts'), { BENCH_BODY_FILE: bodyFile })
-  let bare: LoadStats, bareSameBytes: LoadStats
+  const service = (cacheMb: string) => ({ HWFACTS_DATA_DIR: dataDir, HWFACTS_API_KEYS_FILE: keysFile, HWFACTS_CONTEXT_CACHE_MB: cacheMb, PORT: '0', LOG_LEVEL: 'warn' })
+  const pinning = pinLoadGenerator()
   try {
-    bare = await load({ url: `${bareSrv.url}/bare`, connections, duration })
-    bareSameBytes = await load({ url: `${bareSrv.url}/same`, connections, duration })
-  } finally {
-    bareSrv.proc.kill()
-  }
-  const cold = await service('0')
-  try {
-    const contextUncached = await load({ url: cold.url + CONTEXT, headers, connections, duration })
-    const contextQueryUncached = await load({ url: cold.url + CONTEXT_QUERY, headers, connections, duration })
-    const resolve = await load({ url: `${cold.url}/v1/parts/resolve?q=STM32F407VGT6`, headers, connections, duration })
+    const { body, context, rss } = await server('src/server.ts', service('16'), async (url, serverPid, rssMb) => {
+      const body = await (await fetch(url + CONTEXT, { headers })).text()
+      const context = await load({ url: url + CONTEXT, headers, connections, duration, serverPid })
+      return { body, context, rss: rssMb() }
+    })
+    const bodyFile = join(scratch, 'context-body.json')
+    writeFileSync(bodyFile, body)
+    const [bare, bareSameBytes] = await server('bench/bare-server.ts', { BENCH_BODY_FILE: bodyFile }, async (url, serverPid) => [
+      await load({ url: `${url}/bare`, connections, duration, serverPid }),
+      await load({ url: `${url}/same`, connections, duration, serverPid })
+    ])
+    const [contextUncached, contextQueryUncached, resolve] = await server('src/server.ts', service('0'), async (url, serverPid) => [
+      await load({ url: url + CONTEXT, headers, connections, duration, serverPid }),
+      await load({ url: url + CONTEXT_QUERY, headers, connections, duration, serverPid }),
+      await load({ url: `${url}/v1/parts/resolve?q=STM32F407VGT6`, headers, connections, duration, serverPid })
+    ])
     return {
       connections,
       durationS: duration,
+      cpus: pinning.note,
       contextBytes: Buffer.byteLength(body),
-      bare,
-      bareSameBytes,
+      bare: bare!,
+      bareSameBytes: bareSameBytes!,
       context,
-      contextUncached,
-      contextQueryUncached,
-      resolve,
-      contextOverBare: ratio(context, bare),
-      contextOverBareSameBytes: ratio(context, bareSameBytes),
-      contextUncachedOverBare: ratio(contextUncached, bare),
+      contextUncached: contextUncached!,
+      contextQueryUncached: contextQueryUncached!,
+      resolve: resolve!,
+      contextOverBare: ratio(context, bare!),
+      contextOverBareSameBytes: ratio(context, bareSameBytes!),
+      contextUncachedOverBare: ratio(contextUncached!, bare!),
       serverRssMb: { afterLoad: rss.rss, peak: rss.peak }
     }
   } finally {
-    cold.proc.kill()
+    pinning.unpin()
     rmSync(scratch, { recursive: true, force: true })
   }
 }

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 
@@ -21,13 +21,38 @@ export interface LoadStats {
   requests: number
   errors: number
   non2xx: number
+  /** Server process CPU time (user + system) per request: what the route costs, whatever the load generator does. */
+  serverCpuUsPerRequest?: number
 }
 
-/** A warm-up, then one measured autocannon run. */
-export async function load(o: AutocannonOptions, warmupS = 2): Promise<LoadStats> {
-  if (warmupS > 0) await autocannon({ ...o, duration: warmupS })
-  const r = await autocannon(o)
-  return { rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx }
+/** User + system CPU time of a process, in µs (Linux). */
+function cpuUs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1e6) / CLOCK_TICKS
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+
+/** A warm-up, then one measured autocannon run; with `serverPid`, the server's CPU per request too. */
+export async function load(o: AutocannonOptions & { serverPid?: number }, warmupS = 2): Promise<LoadStats> {
+  const { serverPid, ...opts } = o
+  if (warmupS > 0) await autocannon({ ...opts, duration: warmupS })
+  const before = serverPid ? cpuUs(serverPid) : 0
+  const r = await autocannon(opts)
+  const cpu = serverPid ? { serverCpuUsPerRequest: Math.round((cpuUs(serverPid) - before) / Math.max(1, r.requests.total)) } : {}
+  return { rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, ...cpu }
+}
+
+/**
+ * On a multi-core Linux machine the servers get the last core and the load generator (this
+ * process) the others, so the two never compete for one core or trade places mid-run.
+ */
+const CORES = os.cpus().length
+const PIN = CORES >= 2 && existsSync('/usr/bin/taskset')
+export function pinLoadGenerator(): { note: string; unpin: () => void } {
+  if (!PIN) return { note: 'not pinned', unpin: () => {} }
+  const pin = (cpus: string) => execFileSync('taskset', ['-acp', cpus, String(process.pid)], { stdio: 'ignore' })
+  pin(`0-${CORES - 2}`)
+  return { note: `load generator on cpu 0-${CORES - 2}, servers on cpu ${CORES - 1}`, unpin: () => pin(`0-${CORES - 1}`) }
 }
 
 export function median(xs: number[]): number {
@@ -38,7 +63,10 @@ export function median(xs: number[]): number {
 
 /** Starts a TypeScript entry point in its own Node process and waits for its `listening <url>` line. */
 export async function startServer(entry: string, env: Record<string, string>): Promise<{ url: string; proc: ChildProcess; rssMb: () => { rss: number; peak: number } }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const argv = [process.execPath, '--import', 'tsx', entry]
+  // taskset execs node in place: proc.pid is the server's own pid.
+  const [cmd, ...args] = PIN ? ['taskset', '-c', String(CORES - 1), ...argv] : argv
+  const proc = spawn(cmd!, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     proc.stdout!.on('data', (d: Buffer) => {
