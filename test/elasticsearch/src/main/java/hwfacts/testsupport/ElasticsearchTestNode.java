@@ -21,7 +21,8 @@ import org.elasticsearch.transport.netty4.Netty4Plugin;
  * process is killed (SIGTERM closes the node cleanly).
  *
  * It is the server jar plus the netty4 module (HTTP and transport) from Maven Central, and
- * MappingCharFilterPlugin from here; no x-pack (so no security), no other modules. The Node is
+ * MappingCharFilterPlugin and RootInfoPlugin from here (stand-ins for the two pieces of unpublished
+ * modules that the project needs); no x-pack (so no security), no other modules. The Node is
  * constructed directly instead of through the distribution's bootstrap, so there is no security
  * manager / entitlement agent, no bootstrap checks and no memory locking. Native access uses the
  * system's libzstd (see linkSystemZstd); the SIMD vector library (libvec) is absent and off,
@@ -122,7 +123,7 @@ public final class ElasticsearchTestNode {
             final Environment environment =
                     InternalSettingsPreparer.prepareEnvironment(settings, Map.of(), configDir, () -> "hwfacts-es-1");
             LogConfigurator.configure(environment, true);
-            node = new ClasspathPluginsNode(environment, List.of(Netty4Plugin.class, MappingCharFilterPlugin.class));
+            node = new ClasspathPluginsNode(environment, List.of(Netty4Plugin.class, MappingCharFilterPlugin.class, RootInfoPlugin.class));
         } catch (final Throwable t) {
             t.printStackTrace();
             System.exit(1);
