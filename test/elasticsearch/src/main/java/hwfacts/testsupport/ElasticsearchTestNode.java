@@ -43,7 +43,8 @@ public final class ElasticsearchTestNode {
         return v == null || v.isBlank() ? dflt : v.trim();
     }
 
-    // Console only (services.sh sends stdout to a log file); no JSON server/deprecation logs.
+    // Console only (services.sh sends stdout to a log file). Deprecations are logged there and,
+    // as in the distribution's log4j2.properties, returned to the client as Warning headers.
     private static final String LOG4J2 = """
             status = error
             appender.console.type = Console
@@ -52,8 +53,11 @@ public final class ElasticsearchTestNode {
             appender.console.layout.pattern = [%d{ISO8601}][%-5p][%-25c{1.}] [%node_name]%marker %m%n
             rootLogger.level = info
             rootLogger.appenderRef.console.ref = console
+            appender.header_warning.type = HeaderWarningAppender
+            appender.header_warning.name = header_warning
             logger.deprecation.name = org.elasticsearch.deprecation
-            logger.deprecation.level = error
+            logger.deprecation.level = warn
+            logger.deprecation.appenderRef.header_warning.ref = header_warning
             """;
 
     /**
