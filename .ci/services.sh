@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Throwaway Redis and OpenSearch on loopback for tests and CI.
+# Throwaway Redis, OpenSearch and Elasticsearch on loopback for tests and CI.
 #
-#   .ci/services.sh redis-start        install redis-server if missing, start, print REDIS_URL=...
+#   .ci/services.sh redis-start          install redis-server if missing, start, print REDIS_URL=...
 #   .ci/services.sh redis-stop
 #   .ci/services.sh redis-restart
-#   .ci/services.sh opensearch-start   build/resolve via Maven (cached), start, print OPENSEARCH_URL=...
+#   .ci/services.sh opensearch-start     build/resolve via Maven (cached), start, print OPENSEARCH_URL=...
 #   .ci/services.sh opensearch-stop
-#   .ci/services.sh start-all | stop-all | status
-#   eval "$(.ci/services.sh env)"      export REDIS_URL / OPENSEARCH_URL
+#   .ci/services.sh elasticsearch-start  same for Elasticsearch 8, print ELASTICSEARCH_URL=...
+#   .ci/services.sh elasticsearch-stop
+#   .ci/services.sh start-all | stop-all | status   (start-all: Redis and OpenSearch only)
+#   eval "$(.ci/services.sh env)"        export REDIS_URL / OPENSEARCH_URL, and ELASTICSEARCH_URL
+#                                        only while Elasticsearch answers (tests prefer it)
 #
 # Environment (all optional):
 #   SERVICES_DIR               pidfiles, logs, OpenSearch home   (default <repo>/.cache/services)
@@ -21,6 +24,11 @@
 #   OPENSEARCH_START_TIMEOUT   seconds to wait for yellow health (default 180)
 #   OPENSEARCH_KEEP_DATA=1     keep indices from the previous run (default: every start is a fresh,
 #                              empty cluster)
+#   ELASTICSEARCH_PORT         HTTP port (default 9260); transport uses ELASTICSEARCH_TRANSPORT_PORT
+#                              (default ELASTICSEARCH_PORT+100)
+#   ELASTICSEARCH_JAVA_HOME, ELASTICSEARCH_JAVA_OPTS, ELASTICSEARCH_START_TIMEOUT,
+#   ELASTICSEARCH_KEEP_DATA=1  as for OpenSearch (test/elasticsearch/pom.xml: core Elasticsearch
+#                              8.19 + netty4 from Maven Central, JDK 21+)
 #
 # Start is a no-op when the service already answers on its port; stop is a no-op when it is not
 # running. Quiet on success apart from the URL lines; on failure the end of the log goes to stderr.
@@ -33,7 +41,10 @@ OPENSEARCH_PORT="${OPENSEARCH_PORT:-9250}"
 OPENSEARCH_TRANSPORT_PORT="${OPENSEARCH_TRANSPORT_PORT:-$((OPENSEARCH_PORT + 100))}"
 OPENSEARCH_JAVA_OPTS="${OPENSEARCH_JAVA_OPTS:--Xms512m -Xmx1g -XX:TieredStopAtLevel=1}"
 OPENSEARCH_START_TIMEOUT="${OPENSEARCH_START_TIMEOUT:-180}"
-OS_POM="$ROOT/test/opensearch/pom.xml"
+ELASTICSEARCH_PORT="${ELASTICSEARCH_PORT:-9260}"
+ELASTICSEARCH_TRANSPORT_PORT="${ELASTICSEARCH_TRANSPORT_PORT:-$((ELASTICSEARCH_PORT + 100))}"
+ELASTICSEARCH_JAVA_OPTS="${ELASTICSEARCH_JAVA_OPTS:--Xms512m -Xmx1g -XX:TieredStopAtLevel=1}"
+ELASTICSEARCH_START_TIMEOUT="${ELASTICSEARCH_START_TIMEOUT:-180}"
 
 REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
 OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT}"
@@ -44,6 +55,12 @@ OS_LOG="$SERVICES_DIR/opensearch.log"
 OS_HOME="$SERVICES_DIR/opensearch"
 OS_CLASSPATH="$SERVICES_DIR/opensearch.classpath"
 OS_BUILD_LOG="$SERVICES_DIR/opensearch-build.log"
+ELASTICSEARCH_URL="http://127.0.0.1:${ELASTICSEARCH_PORT}"
+ES_PIDFILE="$SERVICES_DIR/elasticsearch.pid"
+ES_LOG="$SERVICES_DIR/elasticsearch.log"
+ES_HOME="$SERVICES_DIR/elasticsearch"
+ES_CLASSPATH="$SERVICES_DIR/elasticsearch.classpath"
+ES_BUILD_LOG="$SERVICES_DIR/elasticsearch-build.log"
 
 die() {
   echo "services.sh: $*" >&2
@@ -160,16 +177,16 @@ redis_stop() {
   fi
 }
 
-# ---------------------------------------------------------------- OpenSearch
+# ---------------------------------------------------------------- Maven-built test nodes
 
 java_feature_version() { # java binary -> major version number, or nothing
   "$1" -XshowSettings:properties -version 2>&1 |
     sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n1
 }
 
-find_java_home() {
+find_java_home() { # [preferred java home]
   local cand v
-  for cand in "${OPENSEARCH_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
+  for cand in "${1:-}" "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*; do
     [[ -n "$cand" && -x "$cand/bin/java" && -x "$cand/bin/javac" ]] || continue
     v="$(java_feature_version "$cand/bin/java")"
     if [[ -n "$v" ]] && ((v >= 21)); then
@@ -180,6 +197,37 @@ find_java_home() {
   return 1
 }
 
+# Succeeds if the module's pom or any of its sources is newer than the given file.
+build_inputs_newer_than() { # module_dir file
+  [[ -n "$(find "$1/pom.xml" "$1/src" -newer "$2" -print -quit 2>/dev/null)" ]]
+}
+
+# Compiles a test-node module (test/opensearch, test/elasticsearch) and writes its runtime
+# classpath, unless both are already there, up to date and every jar on it still exists.
+maven_build() { # java_home module_dir main_class_file classpath_file build_log
+  local java_home=$1 module=$2 classes=$3 cpfile=$4 log=$5
+  mkdir -p "$SERVICES_DIR"
+  if [[ -s "$cpfile" && -f "$classes" ]] && ! build_inputs_newer_than "$module" "$cpfile"; then
+    local jar missing=0
+    while IFS= read -r -d ':' jar; do
+      [[ -z "$jar" || -f "$jar" ]] || { missing=1; break; }
+    done < <(tr -d '\n' <"$cpfile"; printf ':')
+    ((missing == 0)) && return 0
+  fi
+  command -v mvn >/dev/null 2>&1 || die "mvn not found (apt-get install maven)"
+  # Resolves everything from Maven Central into ~/.m2 on the first run; later runs need no network.
+  if ! JAVA_HOME="$java_home" MAVEN_OPTS="${MAVEN_OPTS:-} -Djava.awt.headless=true" \
+    mvn -q -B -f "$module/pom.xml" compile dependency:build-classpath \
+    -Dmdep.outputFile="$cpfile.tmp" >"$log" 2>&1; then
+    grep -E 'ERROR|BUILD' "$log" | head -n 30 >&2 || true
+    show_log_tail "$log" 20
+    die "Maven build of ${module#"$ROOT/"} failed (full log: $log)"
+  fi
+  mv -f "$cpfile.tmp" "$cpfile"
+}
+
+# ---------------------------------------------------------------- OpenSearch
+
 os_health() { # succeeds once the cluster is at least yellow
   local code
   code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
@@ -187,31 +235,10 @@ os_health() { # succeeds once the cluster is at least yellow
   [[ "$code" == 200 ]]
 }
 
-# Succeeds if the pom or any source is newer than the given file.
-os_build_inputs_newer_than() { # file
-  [[ -n "$(find "$OS_POM" "$ROOT/test/opensearch/src" -newer "$1" -print -quit 2>/dev/null)" ]]
-}
-
 os_build() { # java_home
-  local java_home=$1 classes="$ROOT/test/opensearch/target/classes/hwfacts/testsupport/OpenSearchTestNode.class"
-  mkdir -p "$SERVICES_DIR"
-  if [[ -s "$OS_CLASSPATH" && -f "$classes" ]] && ! os_build_inputs_newer_than "$OS_CLASSPATH"; then
-    local jar missing=0
-    while IFS= read -r -d ':' jar; do
-      [[ -z "$jar" || -f "$jar" ]] || { missing=1; break; }
-    done < <(tr -d '\n' <"$OS_CLASSPATH"; printf ':')
-    ((missing == 0)) && return 0
-  fi
-  command -v mvn >/dev/null 2>&1 || die "mvn not found (apt-get install maven)"
-  # Resolves everything from Maven Central into ~/.m2 on the first run; later runs need no network.
-  if ! JAVA_HOME="$java_home" MAVEN_OPTS="${MAVEN_OPTS:-} -Djava.awt.headless=true" \
-    mvn -q -B -f "$OS_POM" compile dependency:build-classpath \
-    -Dmdep.outputFile="$OS_CLASSPATH.tmp" >"$OS_BUILD_LOG" 2>&1; then
-    grep -E 'ERROR|BUILD' "$OS_BUILD_LOG" | head -n 30 >&2 || true
-    show_log_tail "$OS_BUILD_LOG" 20
-    die "Maven build of test/opensearch failed (full log: $OS_BUILD_LOG)"
-  fi
-  mv -f "$OS_CLASSPATH.tmp" "$OS_CLASSPATH"
+  maven_build "$1" "$ROOT/test/opensearch" \
+    "$ROOT/test/opensearch/target/classes/hwfacts/testsupport/OpenSearchTestNode.class" \
+    "$OS_CLASSPATH" "$OS_BUILD_LOG"
 }
 
 opensearch_start() {
@@ -224,7 +251,7 @@ opensearch_start() {
     return 0
   else
     local java_home
-    java_home="$(find_java_home)" ||
+    java_home="$(find_java_home "${OPENSEARCH_JAVA_HOME:-}")" ||
       die "OpenSearch 3.x needs a JDK 21+; none found (set OPENSEARCH_JAVA_HOME, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)"
     os_build "$java_home"
     if (exec 3<>"/dev/tcp/127.0.0.1/$OPENSEARCH_PORT") 2>/dev/null; then
@@ -277,11 +304,94 @@ opensearch_stop() {
   rm -f "$OS_PIDFILE"
 }
 
+# ---------------------------------------------------------------- Elasticsearch
+
+es_health() { # succeeds once an Elasticsearch cluster answers and is at least yellow
+  local headers
+  headers="$(curl -s -D - -o /dev/null --max-time 5 \
+    "$ELASTICSEARCH_URL/_cluster/health?wait_for_status=yellow&timeout=2s" 2>/dev/null)" || return 1
+  [[ "$headers" =~ ^HTTP/[0-9.]+\ 200 ]] && grep -qi '^x-elastic-product: *Elasticsearch' <<<"$headers"
+}
+
+es_build() { # java_home
+  maven_build "$1" "$ROOT/test/elasticsearch" \
+    "$ROOT/test/elasticsearch/target/classes/hwfacts/testsupport/ElasticsearchTestNode.class" \
+    "$ES_CLASSPATH" "$ES_BUILD_LOG"
+}
+
+elasticsearch_start() {
+  mkdir -p "$SERVICES_DIR"
+  local pid
+  if pid="$(pid_alive "$ES_PIDFILE" ElasticsearchTestNode)"; then
+    : # ours, maybe still starting: wait below
+  elif es_health; then
+    echo "ELASTICSEARCH_URL=$ELASTICSEARCH_URL" # something already serves this port
+    return 0
+  else
+    local java_home
+    java_home="$(find_java_home "${ELASTICSEARCH_JAVA_HOME:-}")" ||
+      die "Elasticsearch 8.19 needs a JDK 21+; none found (set ELASTICSEARCH_JAVA_HOME, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)"
+    es_build "$java_home"
+    if (exec 3<>"/dev/tcp/127.0.0.1/$ELASTICSEARCH_PORT") 2>/dev/null; then
+      die "port $ELASTICSEARCH_PORT is in use by something that is not an Elasticsearch cluster"
+    fi
+    if [[ "${ELASTICSEARCH_KEEP_DATA:-0}" != 1 ]]; then
+      rm -rf "$ES_HOME"
+    fi
+    mkdir -p "$ES_HOME/tmp"
+    # shellcheck disable=SC2086 # ELASTICSEARCH_JAVA_OPTS is a list of flags
+    ELASTICSEARCH_PORT="$ELASTICSEARCH_PORT" ELASTICSEARCH_TRANSPORT_PORT="$ELASTICSEARCH_TRANSPORT_PORT" \
+      ELASTICSEARCH_HOME="$ES_HOME" \
+      setsid "$java_home/bin/java" $ELASTICSEARCH_JAVA_OPTS \
+      -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError --enable-native-access=ALL-UNNAMED \
+      -Djava.io.tmpdir="$ES_HOME/tmp" -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
+      -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -Dlog4j2.formatMsgNoLookups=true \
+      -cp "$ROOT/test/elasticsearch/target/classes:$(tr -d '\n' <"$ES_CLASSPATH")" \
+      hwfacts.testsupport.ElasticsearchTestNode \
+      >"$ES_LOG" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$ES_PIDFILE"
+  fi
+
+  local deadline=$((SECONDS + ELASTICSEARCH_START_TIMEOUT))
+  until es_health; do
+    if ! running "$pid"; then
+      rm -f "$ES_PIDFILE"
+      show_log_tail "$ES_LOG"
+      die "Elasticsearch exited during startup (log: $ES_LOG)"
+    fi
+    if ((SECONDS >= deadline)); then
+      show_log_tail "$ES_LOG"
+      elasticsearch_stop || true
+      die "Elasticsearch did not reach yellow health on $ELASTICSEARCH_URL within ${ELASTICSEARCH_START_TIMEOUT}s"
+    fi
+    sleep 1
+  done
+  echo "ELASTICSEARCH_URL=$ELASTICSEARCH_URL"
+}
+
+elasticsearch_stop() {
+  local pid
+  if pid="$(pid_alive "$ES_PIDFILE" ElasticsearchTestNode)"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    if ! wait_gone "$pid" 30; then
+      kill -KILL "$pid" 2>/dev/null || true
+      wait_gone "$pid" 5 || die "could not stop Elasticsearch (pid $pid)"
+    fi
+  fi
+  rm -f "$ES_PIDFILE"
+}
+
 # ---------------------------------------------------------------- misc
 
 print_env() {
   echo "export REDIS_URL=$REDIS_URL"
   echo "export OPENSEARCH_URL=$OPENSEARCH_URL"
+  # Only while it answers: the tests (and the service) prefer ELASTICSEARCH_URL over
+  # OPENSEARCH_URL, and start-all does not start Elasticsearch.
+  if es_health; then
+    echo "export ELASTICSEARCH_URL=$ELASTICSEARCH_URL"
+  fi
 }
 
 status() {
@@ -298,11 +408,17 @@ status() {
     echo "opensearch: down"
     rc=1
   fi
+  # Not part of start-all: reported, but being down does not fail the status.
+  if es_health; then
+    echo "elasticsearch: up ($ELASTICSEARCH_URL)"
+  else
+    echo "elasticsearch: down (optional; .ci/services.sh elasticsearch-start)"
+  fi
   return "$rc"
 }
 
 usage() {
-  sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -312,9 +428,12 @@ case "${1:-}" in
   redis-restart) redis_stop && redis_start ;;
   opensearch-start) opensearch_start ;;
   opensearch-stop) opensearch_stop ;;
+  elasticsearch-start) elasticsearch_start ;;
+  elasticsearch-stop) elasticsearch_stop ;;
   start-all) redis_start && opensearch_start ;;
   stop-all)
     rc=0
+    elasticsearch_stop || rc=1
     opensearch_stop || rc=1
     redis_stop || rc=1
     exit "$rc"
