@@ -8,9 +8,10 @@
 #   .ci/services.sh opensearch-stop
 #   .ci/services.sh elasticsearch-start  same for Elasticsearch 8, print ELASTICSEARCH_URL=...
 #   .ci/services.sh elasticsearch-stop
-#   .ci/services.sh start-all | stop-all | status   (start-all: Redis and OpenSearch only)
+#   .ci/services.sh start-all | stop-all | status   (all three)
 #   eval "$(.ci/services.sh env)"        export REDIS_URL / OPENSEARCH_URL, and ELASTICSEARCH_URL
-#                                        only while Elasticsearch answers (tests prefer it)
+#                                        only while Elasticsearch answers (the service prefers it;
+#                                        the engine test suites run once per engine)
 #
 # Environment (all optional):
 #   SERVICES_DIR               pidfiles, logs, OpenSearch home   (default <repo>/.cache/services)
@@ -387,8 +388,8 @@ elasticsearch_stop() {
 print_env() {
   echo "export REDIS_URL=$REDIS_URL"
   echo "export OPENSEARCH_URL=$OPENSEARCH_URL"
-  # Only while it answers: the tests (and the service) prefer ELASTICSEARCH_URL over
-  # OPENSEARCH_URL, and start-all does not start Elasticsearch.
+  # Only while it answers: the service prefers ELASTICSEARCH_URL over OPENSEARCH_URL, so a
+  # stopped Elasticsearch must not take over a shell that only has OpenSearch running.
   if es_health; then
     echo "export ELASTICSEARCH_URL=$ELASTICSEARCH_URL"
   fi
@@ -408,17 +409,17 @@ status() {
     echo "opensearch: down"
     rc=1
   fi
-  # Not part of start-all: reported, but being down does not fail the status.
   if es_health; then
     echo "elasticsearch: up ($ELASTICSEARCH_URL)"
   else
-    echo "elasticsearch: down (optional; .ci/services.sh elasticsearch-start)"
+    echo "elasticsearch: down"
+    rc=1
   fi
   return "$rc"
 }
 
 usage() {
-  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -430,7 +431,7 @@ case "${1:-}" in
   opensearch-stop) opensearch_stop ;;
   elasticsearch-start) elasticsearch_start ;;
   elasticsearch-stop) elasticsearch_stop ;;
-  start-all) redis_start && opensearch_start ;;
+  start-all) redis_start && opensearch_start && elasticsearch_start ;;
   stop-all)
     rc=0
     elasticsearch_stop || rc=1

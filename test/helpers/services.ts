@@ -1,10 +1,20 @@
 import type { EngineFlavor } from '../../src/store/search-engine/transport.js'
 
-/** The search engine the tests may use: ELASTICSEARCH_URL wins over OPENSEARCH_URL, as in src/config.ts. */
-export function engineFromEnv(): { url: string; flavor: EngineFlavor } | undefined {
-  if (process.env.ELASTICSEARCH_URL) return { url: process.env.ELASTICSEARCH_URL, flavor: 'elasticsearch' }
-  if (process.env.OPENSEARCH_URL) return { url: process.env.OPENSEARCH_URL, flavor: 'opensearch' }
-  return undefined
+export interface TestEngine {
+  url: string
+  flavor: EngineFlavor
+}
+
+/**
+ * Every search engine the tests may use: the engine suites run once per engine, so with both
+ * ELASTICSEARCH_URL and OPENSEARCH_URL set (as in CI) each suite proves itself on both. One
+ * `undefined` entry when neither is set, for a suite that skips with the reason.
+ */
+export function enginesFromEnv(): Array<TestEngine | undefined> {
+  const engines: TestEngine[] = []
+  if (process.env.ELASTICSEARCH_URL) engines.push({ url: process.env.ELASTICSEARCH_URL, flavor: 'elasticsearch' })
+  if (process.env.OPENSEARCH_URL) engines.push({ url: process.env.OPENSEARCH_URL, flavor: 'opensearch' })
+  return engines.length > 0 ? engines : [undefined]
 }
 
 export const NO_ENGINE = 'neither OPENSEARCH_URL nor ELASTICSEARCH_URL is set (start one with `.ci/services.sh start-all` and `eval "$(.ci/services.sh env)"`)'
