@@ -33,9 +33,14 @@ try {
   if (only.includes('http')) print('http', await benchHttp(dataDir))
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
   if (only.includes('engine')) {
-    if (process.env.ELASTICSEARCH_URL || process.env.OPENSEARCH_URL) print('engine', await benchEngine({ dataDir }))
-    else process.stdout.write('engine: skipped (set OPENSEARCH_URL or ELASTICSEARCH_URL, e.g. eval "$(.ci/services.sh env)")\n')
+    const engines = [
+      ['elasticsearch', process.env.ELASTICSEARCH_URL],
+      ['opensearch', process.env.OPENSEARCH_URL]
+    ] as const
+    for (const [flavor, url] of engines) if (url) print(`engine (${flavor})`, await benchEngine({ dataDir, url, flavor }))
+    if (!engines.some(([, url]) => url)) process.stdout.write('engine: skipped (set OPENSEARCH_URL or ELASTICSEARCH_URL, e.g. eval "$(.ci/services.sh env)")\n')
   }
+
 } finally {
   if (!given) rmSync(dataDir, { recursive: true, force: true })
 }
