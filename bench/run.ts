@@ -19,7 +19,7 @@ const print = (name: string, v: unknown) => {
 }
 try {
   process.stdout.write(`machine: ${out.machine}\n`)
-  const ix = benchIndexing(corpus, dataDir)
+  const ix = await benchIndexing(corpus, dataDir)
   if (only.includes('indexing')) print('indexing', ix)
   new DataDir(dataDir).promote(new DataDir(dataDir).releaseIds()[0]!)
   if (only.includes('http')) print('http', await benchHttp(dataDir))
