@@ -47,15 +47,21 @@ export function parseUnit(unit: ParseUnit): ParsedUnit {
 }
 
 /**
- * Parses every unit in worker threads, one per core, and returns the results in unit order:
- * whichever worker finishes first, the release is the same. Bigger units go out first, so the
- * workers finish close together.
+ * Workers at most: each loads its own tokenizer tables, and the biggest unit (all STM32 pin data,
+ * about a seventh of the corpus's parse work) bounds the parse time beyond a few workers anyway.
+ */
+const MAX_WORKERS = 8
+
+/**
+ * Parses every unit in worker threads, one per core up to MAX_WORKERS, and returns the results in
+ * unit order: whichever worker finishes first, the release is the same. Bigger units go out first,
+ * so the workers finish close together.
  */
 export async function parseAll(units: readonly ParseUnit[], onUnit: () => void): Promise<ParsedUnit[]> {
   const results: ParsedUnit[] = new Array<ParsedUnit>(units.length)
   const bytes = units.map((u) => u.artifacts.reduce((n, a) => n + a.content.length, 0))
   const queue = units.map((_, i) => i).sort((a, b) => bytes[b]! - bytes[a]! || a - b)
-  const workers = Array.from({ length: Math.min(queue.length, availableParallelism()) }, startWorker)
+  const workers = Array.from({ length: Math.min(queue.length, availableParallelism(), MAX_WORKERS) }, startWorker)
   try {
     await Promise.all(
       workers.map(async (w) => {
