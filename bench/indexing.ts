@@ -17,7 +17,7 @@ export interface IndexingResult {
  * The whole corpus into a fresh data dir, beside a bare saxes parse of the same XML files (the
  * floor any XML-based indexer pays). Bare parse: median of 3; the build runs once (it is long).
  */
-export function benchIndexing(inventory: string, dataDir: string): IndexingResult {
+export async function benchIndexing(inventory: string, dataDir: string): Promise<IndexingResult> {
   const inv = readInventory(inventory)
   const xml = inv.records.filter((r) => r.mediaType.includes('xml') || /\.(svd|xml)$/i.test(r.path)).map((r) => readFileSync(join(inv.root, r.path), 'utf8'))
   const bare: number[] = []
@@ -27,7 +27,7 @@ export function benchIndexing(inventory: string, dataDir: string): IndexingResul
     bare.push(performance.now() - t)
   }
   const t = performance.now()
-  const r = buildRelease({ inventory, dataDir })
+  const r = await buildRelease({ inventory, dataDir })
   const buildMs = performance.now() - t
   const bareMs = median(bare)
   return { facts: r.manifest.counts.facts, buildS: +(buildMs / 1000).toFixed(1), stagesMs: r.timingsMs, bareXmlParseS: +(bareMs / 1000).toFixed(2), ratio: +(buildMs / bareMs).toFixed(1) }

@@ -26,7 +26,7 @@ const print = (name: string, v: unknown) => {
 try {
   process.stdout.write(`machine: ${out.machine}\n`)
   if (!given) {
-    const ix = benchIndexing(corpus, dataDir)
+    const ix = await benchIndexing(corpus, dataDir)
     if (only.includes('indexing')) print('indexing', ix)
     new DataDir(dataDir).promote(new DataDir(dataDir).releaseIds()[0]!)
   }

@@ -2,18 +2,16 @@ import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { countTokens } from '../src/model/tokens.js'
-import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem, Topic } from '../src/model/fact.js'
+import type { CatalogPart, DocumentTarget, ParseProblem, Topic } from '../src/model/fact.js'
 import type { ReleaseCatalog } from '../src/model/catalog.js'
-import { factTerms } from '../src/model/fact-terms.js'
 import { DataDir } from '../src/store/layout.js'
 import { SCHEMA, SCHEMA_VERSION, scopedTermPrefix } from '../src/store/sqlite/schema.js'
 import type { ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog, loadCuration } from './curation/catalog.js'
+import { scopedTerms, type EncodedFact } from './encode.js'
 import { loadArtifacts, readInventory } from './inventory.js'
-import { ADAPTERS } from './sources/index.js'
+import { parseAll, parseUnits, type ParsedUnit } from './parse-units.js'
 import { TOKENIZER } from '../src/model/tokens.js'
-import type { LoadedArtifact, SourceAdapter } from './sources/types.js'
 import { stopwatch } from './stopwatch.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every release id. */
@@ -23,7 +21,6 @@ export const INDEXER_FORMAT = 1
 export interface BuildOptions {
   inventory: string
   dataDir: string
-  adapters?: readonly SourceAdapter[]
   /** Progress per stage; the CLI draws a bar on a terminal, log lines otherwise. */
   onProgress?: (stage: string, done: number, total: number) => void
   now?: () => Date
@@ -38,41 +35,20 @@ export interface BuildResult {
   timingsMs: Record<string, number>
 }
 
-/** Stable across releases: the same fact of the same target keeps its id. */
-function factId(f: FactDraft): string {
-  return createHash('sha256')
-    .update(`${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`)
-    .digest('hex')
-    .slice(0, 20)
-}
-
-/** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
-function revisionTokens(f: FactDraft): string | null {
-  if (f.topic !== 'errata') return null
-  const value = f.value as { revisions?: Array<{ code: string; applies: boolean }>; appliesToUnlistedRevisions?: boolean }
-  const toks = (value.revisions ?? []).map((r) => (r.applies ? r.code : `!${r.code}`))
-  if (value.appliesToUnlistedRevisions) toks.push('*')
-  return ` ${toks.join(' ')} `
-}
-
-function runAdapters(artifacts: LoadedArtifact[], adapters: readonly SourceAdapter[]) {
+/** The units' results as one: in unit order, so the same as one adapter call after another. */
+function concat(parsed: ParsedUnit[], unclaimed: ParseProblem[]) {
   const targets: DocumentTarget[] = []
-  const facts: FactDraft[] = []
+  const facts: EncodedFact[] = []
   const parts: CatalogPart[] = []
   const problems: ParseProblem[] = []
-  const claimed = new Set<string>()
-  for (const a of adapters) {
-    const mine = artifacts.filter((x) => a.kinds.includes(x.kind))
-    for (const x of mine) claimed.add(x.path)
-    if (mine.length === 0) continue
-    const r = a.parse(mine)
-    // Loops, not spread: an adapter can return hundreds of thousands of facts.
+  for (const r of parsed) {
+    // Loops, not spread: a unit can return hundreds of thousands of facts.
     for (const x of r.targets) targets.push(x)
     for (const x of r.facts) facts.push(x)
     for (const x of r.parts) parts.push(x)
     for (const x of r.problems) problems.push(x)
   }
-  for (const x of artifacts) if (!claimed.has(x.path)) problems.push({ file: x.path, reason: `no adapter for source kind "${x.kind}"` })
+  for (const x of unclaimed) problems.push(x)
   return { targets, facts, parts, problems }
 }
 
@@ -81,7 +57,7 @@ function runAdapters(artifacts: LoadedArtifact[], adapters: readonly SourceAdapt
  * runs the adapters, and writes `releases/<id>/release.sqlite` + `manifest.json`. The id is derived
  * from the content alone, so the same inputs give the same id and an existing release is reused.
  */
-export function buildRelease(opts: BuildOptions): BuildResult {
+export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   const { lap, timings } = stopwatch()
   const progress = opts.onProgress ?? (() => {})
   const data = new DataDir(opts.dataDir)
@@ -90,18 +66,20 @@ export function buildRelease(opts: BuildOptions): BuildResult {
   const artifacts = loadArtifacts(inv, data, () => progress('verify', ++loaded, inv.records.length))
   lap('verify')
 
-  progress('parse', 0, 1)
-  const out = runAdapters(artifacts, opts.adapters ?? ADAPTERS)
-  progress('parse', 1, 1)
+  // Adapters, serialization, token counts and terms, in worker threads.
+  const { units, unclaimed } = parseUnits(artifacts)
+  let parsed = 0
+  progress('parse', 0, units.length)
+  const out = concat(await parseAll(units, () => progress('parse', ++parsed, units.length)), unclaimed)
   lap('parse')
 
   // Canonical order: targets by key, each target's facts in the adapter's (document) order.
   const targetOrdinal = new Map(out.targets.map((t) => t.key).sort().map((k, i) => [k, i] as const))
   const problems = [...out.problems]
-  const buckets: FactDraft[][] = [...targetOrdinal.keys()].map(() => [])
+  const buckets: EncodedFact[][] = [...targetOrdinal.keys()].map(() => [])
   for (const f of out.facts) {
     const i = targetOrdinal.get(f.target)
-    if (i === undefined) problems.push({ file: f.evidence[0]?.sourcePath ?? '?', reason: `fact ${f.name} names unknown target ${f.target}` })
+    if (i === undefined) problems.push({ file: f.sourcePath, reason: `fact ${f.name} names unknown target ${f.target}` })
     else buckets[i]!.push(f)
   }
 
@@ -130,17 +108,14 @@ export function buildRelease(opts: BuildOptions): BuildResult {
       buckets.forEach((facts, ti) => {
         const seen = new Set<string>()
         for (const f of facts) {
-          const id = factId(f)
           // Names are unique per target/topic/package: the first statement in document order wins.
-          if (seen.has(id)) continue
-          seen.add(id)
+          if (seen.has(f.id)) continue
+          seen.add(f.id)
           ord++
-          const body = JSON.stringify({ id, topic: f.topic, name: f.name, value: f.value, scope: f.scope, evidence: f.evidence })
-          idHash.update(body).update('\n')
-          insFact.run(ord, id, f.target, f.topic, f.name.toLowerCase(), f.scope.package ?? null, revisionTokens(f), countTokens(body), body)
-          for (const p of f.peripherals ?? []) insPeriph.run(p.toUpperCase(), ord)
-          const scope = scopedTermPrefix(ti, f.topic)
-          insTerms.run(ord, factTerms(f.name, f.value).map((t) => scope + t).join(' '))
+          idHash.update(f.body).update('\n')
+          insFact.run(ord, f.id, f.target, f.topic, f.nameKey, f.package, f.revisions, f.tokens, f.body)
+          for (const p of f.peripherals) insPeriph.run(p, ord)
+          insTerms.run(ord, scopedTerms(f.terms, scopedTermPrefix(ti, f.topic)))
           const c = counts.get(f.target) ?? {}
           c[f.topic] = (c[f.topic] ?? 0) + 1
           counts.set(f.target, c)

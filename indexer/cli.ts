@@ -79,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'index': {
       if (!arg) break
       const bar = progressReporter()
-      const r = buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update })
+      const r = await buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update })
       bar.stop()
       for (const p of r.problems) process.stderr.write(`hwfacts: problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.reason}\n`)
       process.stderr.write(

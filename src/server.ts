@@ -17,7 +17,7 @@ async function ensureSampleRelease(cfg: Config): Promise<void> {
   const data = new DataDir(cfg.dataDir)
   if (data.promotedId() !== undefined) return
   const { buildRelease } = await import('../indexer/build.js')
-  const r = buildRelease({ inventory: SAMPLE_CORPUS, dataDir: cfg.dataDir })
+  const r = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: cfg.dataDir })
   data.promote(r.id)
   process.stdout.write(`Built and promoted the sample release ${r.id} from ${SAMPLE_CORPUS}\n`)
 }

@@ -1067,6 +1067,8 @@ export function parseSvd(artifact: LoadedArtifact, stats?: SvdStats): AdapterRes
 export const svdAdapter: SourceAdapter = {
   name: 'cmsis-svd',
   kinds: ['cmsis-svd'],
+  // Each file is a device of its own.
+  units: (artifacts) => artifacts.map((a) => [a]),
   parse(artifacts) {
     const out = emptyResult()
     for (const a of artifacts) {

@@ -22,6 +22,12 @@ export interface SourceAdapter {
   readonly name: string
   readonly kinds: readonly string[]
   parse(artifacts: readonly LoadedArtifact[]): AdapterResult
+  /**
+   * Groups of the artifacts that parse independently, so a build can parse them in parallel:
+   * `parse` of each group, concatenated in this order, must equal `parse` of them all.
+   * Without it, all of an adapter's artifacts are one group.
+   */
+  units?(artifacts: readonly LoadedArtifact[]): LoadedArtifact[][]
 }
 
 export function emptyResult(): AdapterResult {

@@ -53,7 +53,7 @@ export async function corpusDataDir(): Promise<string> {
   }
   try {
     if (data.promotedId() === undefined) {
-      const r = buildRelease({ inventory: CORPUS_INVENTORY, dataDir: CORPUS_DATA_DIR })
+      const r = await buildRelease({ inventory: CORPUS_INVENTORY, dataDir: CORPUS_DATA_DIR })
       data.promote(r.id)
     }
   } finally {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildRelease } from '../../indexer/build.js'
+import { buildRelease, type BuildResult } from '../../indexer/build.js'
 import { InventoryError } from '../../indexer/inventory.js'
 import { DataDir } from '../../src/store/layout.js'
 import { openSqliteRelease } from '../../src/store/sqlite/store.js'
@@ -48,10 +48,10 @@ function alteredCorpus(path: string, edit: (s: string) => string, updateDigest =
 
 describe('release builder', () => {
   const dataDir = tmp()
-  let first: ReturnType<typeof buildRelease>
+  let first: BuildResult
 
-  beforeAll(() => {
-    first = buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
+  beforeAll(async () => {
+    first = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
   })
 
   it('writes an immutable, content-addressed release with a manifest', () => {
@@ -99,26 +99,26 @@ describe('release builder', () => {
     expect(openSqliteRelease(new DataDir(dataDir).releaseDb(first.id)).manifest.id).toBe(first.id)
   })
 
-  it('gives the same id for the same inputs, and reuses a kept release', () => {
-    const again = buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
+  it('gives the same id for the same inputs, and reuses a kept release', async () => {
+    const again = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
     expect(again.id).toBe(first.id)
     expect(again.reused).toBe(true)
-    const elsewhere = buildRelease({ inventory: SAMPLE_CORPUS, dataDir: tmp() })
+    const elsewhere = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: tmp() })
     expect(elsewhere.id).toBe(first.id)
     expect(elsewhere.reused).toBe(false)
   })
 
-  it('changes the id when one byte of one source changes', () => {
+  it('changes the id when one byte of one source changes', async () => {
     const dir = alteredCorpus('errata/nordic/errata.dox', (s) => s.replace('Errata overview', 'Errata Overview'))
-    const other = buildRelease({ inventory: dir, dataDir: tmp() })
+    const other = await buildRelease({ inventory: dir, dataDir: tmp() })
     expect(other.problems).toEqual([])
     expect(other.id).not.toBe(first.id)
   })
 
-  it('refuses bytes that do not match the inventory digest', () => {
+  it('refuses bytes that do not match the inventory digest', async () => {
     const dir = alteredCorpus('svd/STMicro/STM32F407.svd', (s) => s.replace('0x40023800', '0x40023801'), false)
-    expect(() => buildRelease({ inventory: dir, dataDir: tmp() })).toThrow(InventoryError)
-    expect(() => buildRelease({ inventory: dir, dataDir: tmp() })).toThrow(/sha256 [a-f0-9]{64} does not match/)
+    await expect(buildRelease({ inventory: dir, dataDir: tmp() })).rejects.toThrow(InventoryError)
+    await expect(buildRelease({ inventory: dir, dataDir: tmp() })).rejects.toThrow(/sha256 [a-f0-9]{64} does not match/)
   })
 
   it('reports a source that fails to parse with file and line, and never promotes it silently', async () => {
@@ -195,7 +195,7 @@ describe('release builder', () => {
       expect(r.code).toBe(0)
       expect(r.stdout).toMatch(/5 fetched, 0 failed/)
       expect(existsSync(join(out, 'svd/STMicro/STM32F407.svd'))).toBe(true)
-      const built = buildRelease({ inventory: out, dataDir: data })
+      const built = await buildRelease({ inventory: out, dataDir: data })
       expect(built.id).toBe(first.id)
     })
 

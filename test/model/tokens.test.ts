@@ -2,21 +2,101 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { countTokens as reference } from 'gpt-tokenizer/encoding/cl100k_base'
+import { CL100K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/esm/encodingParams/constants'
 import { describe, expect, it } from 'vitest'
+import { asciiChunkEnd } from '../../src/model/pre-tokenizer.js'
 import { countTokens } from '../../src/model/tokens.js'
 import { DataDir } from '../../src/store/layout.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 
+const corpusText = (path: string, chars: number) => readFileSync(join(process.cwd(), '..', 'shared', 'corpus', path), 'utf8').slice(0, chars)
+
+/** The scanner's chunks of a text, or null once it declines (a non-ASCII character). */
+function scannerChunks(text: string): string[] | null {
+  const out: string[] = []
+  for (let i = 0; i < text.length; ) {
+    const end = asciiChunkEnd(text, i)
+    if (end < 0) return null
+    out.push(text.slice(i, end))
+    i = end
+  }
+  return out
+}
+
+const patternChunks = (text: string) => text.match(CL100K_TOKEN_SPLIT_REGEX) ?? []
+
+/** Strings at the edges of every alternative of the pattern, and where two of them compete. */
+const ADVERSARIAL = [
+  '',
+  ' ',
+  '\n',
+  'a',
+  "'s",
+  "'",
+  "x'",
+  "it's they'll we've I'M   \n\n  trailing   ",
+  "x'S x'T x'Re x'rE x'VE x'Ll x'lL x'D x'M x'x x'sa x'lla x'l x'v x'r x'v1 x'e 7'll 7'l",
+  "don't''s'''ll",
+  "'\n's\n'",
+  " 's 'tx",
+  'a  b   c    d',
+  'word \n',
+  'word \t\n \n  x',
+  'x  \r\n  \r\n\r\n  y',
+  ' \n \n ',
+  '\t\t\n',
+  'trailing \t ',
+  '  leading',
+  '\tword \vword \fword',
+  '\t{ \t{x  {  !!\n\n\r x',
+  '12345678901 1 12 123 1234 a1b22c333d4444',
+  '0x1F 0xDEAD_BEEF 3.14159 -42 +7e10',
+  '...,,,;;;!!!\n\n\nabc',
+  ' !!! ??? ...word',
+  '"a":"b","c":[1,2,{"d":null}]}\n',
+  '{"id":"0123456789abcdef0123","value":{"bitOffset":12,"bitWidth":4}}',
+  '<field><name>UE</name>\n  <description>USART enable</description></field>',
+  '#define NRF52_ERRATA_12 (1)\r\n    case 0x03ul: return true;\r\n',
+  'a\x00b\x01\x1f c\x7f d',
+  '\x0b\x0c \x0b a',
+  'end with spaces and newline \n  ',
+  'mixed  \t \n\t x \n\n'
+]
+
+describe('asciiChunkEnd', () => {
+  it('splits ASCII text exactly as the cl100k pattern does', () => {
+    const sources = ['errata/nordic/nrf52_erratas.h', 'svd/Espressif/esp32.svd'].map((p) => corpusText(p, 200_000).replace(/[^\x00-\x7f]/g, '?'))
+    for (const t of [...ADVERSARIAL, ...sources])
+      expect(scannerChunks(t), JSON.stringify(t.slice(0, 80))).toEqual(patternChunks(t))
+  })
+
+  it('splits random ASCII text exactly as the cl100k pattern does', () => {
+    // Few distinct characters, so runs, contractions and white-space mixes are dense.
+    const alphabet = "aZsStLlvErd' ' \t\n\r\v9-{\"_.\x00"
+    let seed = 1
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / (1 << 24)
+    for (let n = 0; n < 20_000; n++) {
+      let t = ''
+      for (let len = Math.floor(random() * 24); len > 0; len--) t += alphabet[Math.floor(random() * alphabet.length)]
+      expect(scannerChunks(t), JSON.stringify(t)).toEqual(patternChunks(t))
+    }
+  })
+
+  it('declines at a non-ASCII character, wherever it stands', () => {
+    for (const t of ['é', 'café', 'a é', '1é', "'é", ' \u00a0x', 'x\u2028y', '😀']) expect(scannerChunks(t), t).toBeNull()
+  })
+})
+
 describe('countTokens', () => {
   it('equals the reference cl100k_base count on source texts, ASCII and not', () => {
     const texts = [
-      readFileSync(join(process.cwd(), '..', 'shared', 'corpus', 'errata', 'nordic', 'nrf52_erratas.h'), 'utf8').slice(0, 60_000),
-      readFileSync(join(process.cwd(), '..', 'shared', 'corpus', 'svd', 'Espressif', 'esp32.svd'), 'utf8').slice(0, 60_000),
+      corpusText('errata/nordic/nrf52_erratas.h', 60_000),
+      corpusText('svd/Espressif/esp32.svd', 60_000),
       'Température ambiante −40 °C … 85 °C, µA/MHz, naïve café 日本語 😀',
-      "it's they'll we've I'M   \n\n  trailing   ",
-      ''
+      'mostly ASCII, then a µ in the middle: 3 µA and ° and a trailing space ',
+      ...ADVERSARIAL
     ]
-    for (const t of texts) for (let i = 0; i < t.length; i += 1999) expect(countTokens(t.slice(i, i + 3000))).toBe(reference(t.slice(i, i + 3000)))
+    for (const t of texts) for (let i = 0; i < Math.max(t.length, 1); i += 1999) expect(countTokens(t.slice(i, i + 3000))).toBe(reference(t.slice(i, i + 3000)))
   })
 
   it('the token counts stored with every fact of the corpus release match the reference on a sample', async () => {

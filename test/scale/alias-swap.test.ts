@@ -52,10 +52,10 @@ for (const engine of enginesFromEnv()) {
 
     beforeAll(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-swap-'))
-      idA = buildRelease({ inventory: SAMPLE_CORPUS, dataDir }).id
+      idA = (await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })).id
       // A second, different release: the sample without its Nordic errata sources.
       corpusB = sampleCorpusWithout('errata/')
-      idB = buildRelease({ inventory: corpusB, dataDir }).id
+      idB = (await buildRelease({ inventory: corpusB, dataDir })).id
       expect(idB).not.toBe(idA)
 
       repo = await EngineRepository.connect(engine!.url, engine!.flavor, prefix)

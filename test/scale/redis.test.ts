@@ -41,10 +41,10 @@ interface Instance {
 
 let dataDir: string
 /** The sample release, built once into a temp dir: the fast way to a real SQLite repository. */
-function sampleDataDir(): string {
+async function sampleDataDir(): Promise<string> {
   if (dataDir) return dataDir
   dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-redis-'))
-  const r = buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
+  const r = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })
   new DataDir(dataDir).promote(r.id)
   return dataDir
 }
@@ -53,7 +53,7 @@ function sampleDataDir(): string {
 async function instance(redisUrl: string, keys: ApiKey[], max: number): Promise<Instance> {
   const warnings: string[] = []
   const infos: string[] = []
-  const cfg = loadConfig({ HWFACTS_DATA_DIR: sampleDataDir(), REDIS_URL: redisUrl })
+  const cfg = loadConfig({ HWFACTS_DATA_DIR: await sampleDataDir(), REDIS_URL: redisUrl })
   const backends = await openBackends(cfg, { log: { warn: (m) => warnings.push(m), info: (m) => infos.push(m) } })
   const app = await buildApp({
     facts: new HardwareFacts(backends.repo, 'redis-test'),

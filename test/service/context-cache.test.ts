@@ -17,11 +17,11 @@ describe('context answer cache', () => {
   let second: string
   const corpora: string[] = []
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-cache-'))
-    first = buildRelease({ inventory: SAMPLE_CORPUS, dataDir }).id
+    first = (await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })).id
     corpora.push(sampleCorpusWithout('errata/'))
-    second = buildRelease({ inventory: corpora[0]!, dataDir }).id
+    second = (await buildRelease({ inventory: corpora[0]!, dataDir })).id
     new DataDir(dataDir).promote(first)
   })
   afterAll(() => {

@@ -44,9 +44,9 @@ for (const engine of enginesFromEnv()) {
     beforeAll(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-loader-'))
       data = new DataDir(dataDir)
-      idA = buildRelease({ inventory: SAMPLE_CORPUS, dataDir }).id
+      idA = (await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })).id
       corpusB = sampleCorpusWithout('pins/')
-      idB = buildRelease({ inventory: corpusB, dataDir }).id
+      idB = (await buildRelease({ inventory: corpusB, dataDir })).id
       repo = await EngineRepository.connect(engine!.url, engine!.flavor, prefix)
     })
     afterAll(async () => {
