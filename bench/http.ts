@@ -49,11 +49,23 @@ export async function benchHttp(dataDir: string, connections = 32, duration = 10
       srv.proc.kill()
     }
   }
-  const service = (cacheMb: string) => ({ HWFACTS_DATA_DIR: dataDir, HWFACTS_API_KEYS_FILE: keysFile, HWFACTS_CONTEXT_CACHE_MB: cacheMb, PORT: '0', LOG_LEVEL: 'warn' })
+  // The embedded default: no engine or Redis, even when this shell has their URLs for the engine bench.
+  const service = (cacheMb: string) => ({
+    HWFACTS_DATA_DIR: dataDir,
+    HWFACTS_API_KEYS_FILE: keysFile,
+    HWFACTS_CONTEXT_CACHE_MB: cacheMb,
+    ELASTICSEARCH_URL: '',
+    OPENSEARCH_URL: '',
+    REDIS_URL: '',
+    PORT: '0',
+    LOG_LEVEL: 'warn'
+  })
   const pinning = pinLoadGenerator()
   try {
     const { body, context, rss } = await server('src/server.ts', service('16'), async (url, serverPid, rssMb) => {
-      const body = await (await fetch(url + CONTEXT, { headers })).text()
+      const res = await fetch(url + CONTEXT, { headers })
+      const body = await res.text()
+      if (!res.ok) throw new Error(`${CONTEXT} answered ${res.status}: ${body}`)
       const context = await load({ url: url + CONTEXT, headers, connections, duration, serverPid })
       return { body, context, rss: rssMb() }
     })

@@ -38,6 +38,8 @@ export async function load(o: AutocannonOptions & { serverPid?: number }, warmup
   if (warmupS > 0) await autocannon({ ...opts, duration: warmupS })
   const before = serverPid ? cpuUs(serverPid) : 0
   const r = await autocannon(opts)
+  // A figure over failed requests would measure the error path: refuse it.
+  if (r.non2xx > 0 || r.errors + r.timeouts > 0) throw new Error(`${opts.url}: ${r.non2xx} non-2xx answers, ${r.errors + r.timeouts} errors of ${r.requests.total}`)
   const cpu = serverPid ? { serverCpuUsPerRequest: Math.round((cpuUs(serverPid) - before) / Math.max(1, r.requests.total)) } : {}
   return { rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, ...cpu }
 }

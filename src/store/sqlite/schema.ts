@@ -2,7 +2,7 @@
  * The release file's schema, shared by the indexer (writer) and the SQLite store (reader).
  * `ord` is the canonical order of facts; `body` is the fact's public JSON, serialized once.
  */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -18,6 +18,8 @@ CREATE TABLE facts (
   body TEXT NOT NULL
 );
 CREATE INDEX facts_by_name ON facts (target, topic, name_key);
+-- Its entries end in the rowid (ord): a page with no name filter walks it in order and stops at the limit.
+CREATE INDEX facts_by_target ON facts (target, topic);
 CREATE TABLE fact_peripherals (peripheral TEXT NOT NULL, ord INTEGER NOT NULL, PRIMARY KEY (peripheral, ord)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');
 `

@@ -6,6 +6,7 @@ import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { SCHEMA_VERSION, scopedTermPrefix } from './schema.js'
 
+const byScoreThenOrd = (a: FactRow, b: FactRow) => b.score - a.score || a.ord - b.ord
 
 class SqliteReleaseStore implements ReleaseStore {
   readonly manifest: ReleaseManifest
@@ -76,14 +77,15 @@ class SqliteReleaseStore implements ReleaseStore {
     }
     params.push(q.limit)
     // Choose the page first, then read only its bodies: sorting whole rows would drag every
-    // matching body through the sorter.
-    sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens, f.body AS body FROM page CROSS JOIN facts f ON f.ord = page.ord ORDER BY page.score DESC, page.ord`
+    // matching body through the sorter. The page (at most limit rows) is put in order here, not by
+    // a second sort in SQL.
+    sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens, f.body AS body FROM page CROSS JOIN facts f ON f.ord = page.ord`
     let stmt = this.statements.get(sql)
     if (!stmt) {
       stmt = this.db.prepare(sql)
       this.statements.set(sql, stmt)
     }
-    return stmt.all(...params) as FactRow[]
+    return (stmt.all(...params) as FactRow[]).sort(byScoreThenOrd)
   }
 
   async close(): Promise<void> {
@@ -96,6 +98,8 @@ export function openSqliteRelease(file: string): ReleaseStore {
   db.pragma('query_only = ON')
   // No mmap: the page cache serves repeated reads, and the process RSS stays small.
   db.pragma('cache_size = -16384')
+  // The page's sort is a small temporary b-tree: keep it off the disk.
+  db.pragma('temp_store = MEMORY')
   return new SqliteReleaseStore(db)
 }
 
