@@ -227,6 +227,39 @@ maven_build() { # java_home module_dir main_class_file classpath_file build_log
   mv -f "$cpfile.tmp" "$cpfile"
 }
 
+# Waits until a test node started in the background is healthy; if it exits or times out, shows
+# the end of its log and fails.
+await_node() { # label pid pidfile log health_fn url timeout_s stop_fn
+  local label=$1 pid=$2 pidfile=$3 log=$4 health=$5 url=$6 timeout=$7 stop=$8
+  local deadline=$((SECONDS + timeout))
+  until "$health"; do
+    if ! running "$pid"; then
+      rm -f "$pidfile"
+      show_log_tail "$log"
+      die "$label exited during startup (log: $log)"
+    fi
+    if ((SECONDS >= deadline)); then
+      show_log_tail "$log"
+      "$stop" || true
+      die "$label did not reach yellow health on $url within ${timeout}s"
+    fi
+    sleep 1
+  done
+}
+
+# Stops a test node this script started (TERM, then KILL after 30 s); a no-op when none runs.
+stop_node() { # label pidfile main_class
+  local pid
+  if pid="$(pid_alive "$2" "$3")"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    if ! wait_gone "$pid" 30; then
+      kill -KILL "$pid" 2>/dev/null || true
+      wait_gone "$pid" 5 || die "could not stop $1 (pid $pid)"
+    fi
+  fi
+  rm -f "$2"
+}
+
 # ---------------------------------------------------------------- OpenSearch
 
 os_health() { # succeeds once the cluster is at least yellow
@@ -276,34 +309,11 @@ opensearch_start() {
     echo "$pid" >"$OS_PIDFILE"
   fi
 
-  local deadline=$((SECONDS + OPENSEARCH_START_TIMEOUT))
-  until os_health; do
-    if ! running "$pid"; then
-      rm -f "$OS_PIDFILE"
-      show_log_tail "$OS_LOG"
-      die "OpenSearch exited during startup (log: $OS_LOG)"
-    fi
-    if ((SECONDS >= deadline)); then
-      show_log_tail "$OS_LOG"
-      opensearch_stop || true
-      die "OpenSearch did not reach yellow health on $OPENSEARCH_URL within ${OPENSEARCH_START_TIMEOUT}s"
-    fi
-    sleep 1
-  done
+  await_node OpenSearch "$pid" "$OS_PIDFILE" "$OS_LOG" os_health "$OPENSEARCH_URL" "$OPENSEARCH_START_TIMEOUT" opensearch_stop
   echo "OPENSEARCH_URL=$OPENSEARCH_URL"
 }
 
-opensearch_stop() {
-  local pid
-  if pid="$(pid_alive "$OS_PIDFILE" OpenSearchTestNode)"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    if ! wait_gone "$pid" 30; then
-      kill -KILL "$pid" 2>/dev/null || true
-      wait_gone "$pid" 5 || die "could not stop OpenSearch (pid $pid)"
-    fi
-  fi
-  rm -f "$OS_PIDFILE"
-}
+opensearch_stop() { stop_node OpenSearch "$OS_PIDFILE" OpenSearchTestNode; }
 
 # ---------------------------------------------------------------- Elasticsearch
 
@@ -354,34 +364,11 @@ elasticsearch_start() {
     echo "$pid" >"$ES_PIDFILE"
   fi
 
-  local deadline=$((SECONDS + ELASTICSEARCH_START_TIMEOUT))
-  until es_health; do
-    if ! running "$pid"; then
-      rm -f "$ES_PIDFILE"
-      show_log_tail "$ES_LOG"
-      die "Elasticsearch exited during startup (log: $ES_LOG)"
-    fi
-    if ((SECONDS >= deadline)); then
-      show_log_tail "$ES_LOG"
-      elasticsearch_stop || true
-      die "Elasticsearch did not reach yellow health on $ELASTICSEARCH_URL within ${ELASTICSEARCH_START_TIMEOUT}s"
-    fi
-    sleep 1
-  done
+  await_node Elasticsearch "$pid" "$ES_PIDFILE" "$ES_LOG" es_health "$ELASTICSEARCH_URL" "$ELASTICSEARCH_START_TIMEOUT" elasticsearch_stop
   echo "ELASTICSEARCH_URL=$ELASTICSEARCH_URL"
 }
 
-elasticsearch_stop() {
-  local pid
-  if pid="$(pid_alive "$ES_PIDFILE" ElasticsearchTestNode)"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    if ! wait_gone "$pid" 30; then
-      kill -KILL "$pid" 2>/dev/null || true
-      wait_gone "$pid" 5 || die "could not stop Elasticsearch (pid $pid)"
-    fi
-  fi
-  rm -f "$ES_PIDFILE"
-}
+elasticsearch_stop() { stop_node Elasticsearch "$ES_PIDFILE" ElasticsearchTestNode; }
 
 # ---------------------------------------------------------------- misc
 
