@@ -6,16 +6,16 @@ export interface CursorPosition {
   ord: number
 }
 
-/**
- * Opaque paging cursors: the position plus the release and a digest of the query they belong to,
- * HMAC-signed so an altered or transplanted cursor is refused instead of paging something else.
- */
 export interface DecodedCursor {
   release: string
   binding: string
   pos: CursorPosition
 }
 
+/**
+ * Opaque paging cursors: the position plus the release and a digest of the query they belong to,
+ * HMAC-signed so an altered or transplanted cursor is refused instead of paging something else.
+ */
 export class CursorCodec {
   private readonly key: Buffer
 
