@@ -96,6 +96,10 @@ class SqliteReleaseStore implements ReleaseStore {
 export function openSqliteRelease(file: string): ReleaseStore {
   const db = new Database(file, { readonly: true, fileMustExist: true })
   db.pragma('query_only = ON')
+  // The file never changes: take the shared lock once and keep it, instead of locking, checking for
+  // a hot journal and re-validating the page cache on every statement (about seven system calls).
+  // Readers in other processes still share the file; nothing ever writes it.
+  db.pragma('locking_mode = EXCLUSIVE')
   // No mmap: the page cache serves repeated reads, and the process RSS stays small.
   db.pragma('cache_size = -16384')
   // The page's sort is a small temporary b-tree: keep it off the disk.
