@@ -14,7 +14,7 @@
 #                                        the engine test suites run once per engine)
 #
 # Environment (all optional):
-#   SERVICES_DIR               pidfiles, logs, OpenSearch home   (default <repo>/.cache/services)
+#   SERVICES_DIR               pidfiles, logs, engine node homes (default <repo>/.cache/services)
 #   REDIS_PORT                 (default 6390)
 #   OPENSEARCH_PORT            HTTP port (default 9250); transport uses OPENSEARCH_TRANSPORT_PORT
 #                              (default OPENSEARCH_PORT+100)
@@ -51,17 +51,7 @@ REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
 OPENSEARCH_URL="http://127.0.0.1:${OPENSEARCH_PORT}"
 REDIS_PIDFILE="$SERVICES_DIR/redis-${REDIS_PORT}.pid"
 REDIS_LOG="$SERVICES_DIR/redis-${REDIS_PORT}.log"
-OS_PIDFILE="$SERVICES_DIR/opensearch.pid"
-OS_LOG="$SERVICES_DIR/opensearch.log"
-OS_HOME="$SERVICES_DIR/opensearch"
-OS_CLASSPATH="$SERVICES_DIR/opensearch.classpath"
-OS_BUILD_LOG="$SERVICES_DIR/opensearch-build.log"
 ELASTICSEARCH_URL="http://127.0.0.1:${ELASTICSEARCH_PORT}"
-ES_PIDFILE="$SERVICES_DIR/elasticsearch.pid"
-ES_LOG="$SERVICES_DIR/elasticsearch.log"
-ES_HOME="$SERVICES_DIR/elasticsearch"
-ES_CLASSPATH="$SERVICES_DIR/elasticsearch.classpath"
-ES_BUILD_LOG="$SERVICES_DIR/elasticsearch-build.log"
 
 die() {
   echo "services.sh: $*" >&2
@@ -227,10 +217,51 @@ maven_build() { # java_home module_dir main_class_file classpath_file build_log
   mv -f "$cpfile.tmp" "$cpfile"
 }
 
-# Waits until a test node started in the background is healthy; if it exits or times out, shows
-# the end of its log and fails.
-await_node() { # label pid pidfile log health_fn url timeout_s stop_fn
-  local label=$1 pid=$2 pidfile=$3 log=$4 health=$5 url=$6 timeout=$7 stop=$8
+# Starts the Maven-built node of test/<module> unless one answers already, and waits until it is
+# healthy; if it exits or times out, shows the end of its log and fails. Its settings are the
+# <PREFIX>_* variables (PORT, TRANSPORT_PORT, JAVA_HOME, JAVA_OPTS, KEEP_DATA, START_TIMEOUT, URL);
+# its files are $SERVICES_DIR/<module>{.pid,.log,.classpath,-build.log,/}.
+start_node() { # label module PREFIX main_class health_fn stop_fn [extra JVM flags...]
+  local label=$1 module=$2 prefix=$3 class=$4 health=$5 stop=$6
+  shift 6
+  local url_var="${prefix}_URL" port_var="${prefix}_PORT" tport_var="${prefix}_TRANSPORT_PORT"
+  local jh_var="${prefix}_JAVA_HOME" opts_var="${prefix}_JAVA_OPTS" keep_var="${prefix}_KEEP_DATA" timeout_var="${prefix}_START_TIMEOUT"
+  local url=${!url_var} port=${!port_var} timeout=${!timeout_var}
+  local pidfile="$SERVICES_DIR/$module.pid" log="$SERVICES_DIR/$module.log" home="$SERVICES_DIR/$module"
+  local cpfile="$SERVICES_DIR/$module.classpath"
+  mkdir -p "$SERVICES_DIR"
+  local pid
+  if pid="$(pid_alive "$pidfile" "$class")"; then
+    : # ours, maybe still starting: wait below
+  elif "$health"; then
+    echo "$url_var=$url" # something already serves this port
+    return 0
+  else
+    local java_home
+    java_home="$(find_java_home "${!jh_var:-}")" ||
+      die "$label needs a JDK 21+; none found (set $jh_var, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)"
+    maven_build "$java_home" "$ROOT/test/$module" "$ROOT/test/$module/target/classes/hwfacts/testsupport/$class.class" \
+      "$cpfile" "$SERVICES_DIR/$module-build.log"
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      die "port $port is in use by something that is not an $label cluster"
+    fi
+    if [[ "${!keep_var:-0}" != 1 ]]; then
+      rm -rf "$home"
+    fi
+    mkdir -p "$home/tmp"
+    # shellcheck disable=SC2086 # <PREFIX>_JAVA_OPTS is a list of flags
+    setsid env "$port_var=$port" "$tport_var=${!tport_var}" "${prefix}_HOME=$home" \
+      "$java_home/bin/java" ${!opts_var} "$@" \
+      -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError \
+      -Djava.io.tmpdir="$home/tmp" -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
+      -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -Dlog4j2.formatMsgNoLookups=true \
+      -cp "$ROOT/test/$module/target/classes:$(tr -d '\n' <"$cpfile")" \
+      "hwfacts.testsupport.$class" \
+      >"$log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$pidfile"
+  fi
+
   local deadline=$((SECONDS + timeout))
   until "$health"; do
     if ! running "$pid"; then
@@ -245,19 +276,21 @@ await_node() { # label pid pidfile log health_fn url timeout_s stop_fn
     fi
     sleep 1
   done
+  echo "$url_var=$url"
 }
 
-# Stops a test node this script started (TERM, then KILL after 30 s); a no-op when none runs.
-stop_node() { # label pidfile main_class
-  local pid
-  if pid="$(pid_alive "$2" "$3")"; then
+# Stops the test node of test/<module> that this script started (TERM, then KILL after 30 s);
+# a no-op when none runs.
+stop_node() { # label module main_class
+  local pidfile="$SERVICES_DIR/$2.pid" pid
+  if pid="$(pid_alive "$pidfile" "$3")"; then
     kill -TERM "$pid" 2>/dev/null || true
     if ! wait_gone "$pid" 30; then
       kill -KILL "$pid" 2>/dev/null || true
       wait_gone "$pid" 5 || die "could not stop $1 (pid $pid)"
     fi
   fi
-  rm -f "$2"
+  rm -f "$pidfile"
 }
 
 # ---------------------------------------------------------------- OpenSearch
@@ -269,51 +302,8 @@ os_health() { # succeeds once the cluster is at least yellow
   [[ "$code" == 200 ]]
 }
 
-os_build() { # java_home
-  maven_build "$1" "$ROOT/test/opensearch" \
-    "$ROOT/test/opensearch/target/classes/hwfacts/testsupport/OpenSearchTestNode.class" \
-    "$OS_CLASSPATH" "$OS_BUILD_LOG"
-}
-
-opensearch_start() {
-  mkdir -p "$SERVICES_DIR"
-  local pid
-  if pid="$(pid_alive "$OS_PIDFILE" OpenSearchTestNode)"; then
-    : # ours, maybe still starting: wait below
-  elif os_health; then
-    echo "OPENSEARCH_URL=$OPENSEARCH_URL" # something already serves this port
-    return 0
-  else
-    local java_home
-    java_home="$(find_java_home "${OPENSEARCH_JAVA_HOME:-}")" ||
-      die "OpenSearch 3.x needs a JDK 21+; none found (set OPENSEARCH_JAVA_HOME, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)"
-    os_build "$java_home"
-    if (exec 3<>"/dev/tcp/127.0.0.1/$OPENSEARCH_PORT") 2>/dev/null; then
-      die "port $OPENSEARCH_PORT is in use by something that is not an OpenSearch cluster"
-    fi
-    if [[ "${OPENSEARCH_KEEP_DATA:-0}" != 1 ]]; then
-      rm -rf "$OS_HOME"
-    fi
-    mkdir -p "$OS_HOME/tmp"
-    # shellcheck disable=SC2086 # OPENSEARCH_JAVA_OPTS is a list of flags
-    OPENSEARCH_PORT="$OPENSEARCH_PORT" OPENSEARCH_TRANSPORT_PORT="$OPENSEARCH_TRANSPORT_PORT" \
-      OPENSEARCH_HOME="$OS_HOME" \
-      setsid "$java_home/bin/java" $OPENSEARCH_JAVA_OPTS \
-      -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError \
-      -Djava.io.tmpdir="$OS_HOME/tmp" -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
-      -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -Dlog4j2.formatMsgNoLookups=true \
-      -cp "$ROOT/test/opensearch/target/classes:$(tr -d '\n' <"$OS_CLASSPATH")" \
-      hwfacts.testsupport.OpenSearchTestNode \
-      >"$OS_LOG" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$OS_PIDFILE"
-  fi
-
-  await_node OpenSearch "$pid" "$OS_PIDFILE" "$OS_LOG" os_health "$OPENSEARCH_URL" "$OPENSEARCH_START_TIMEOUT" opensearch_stop
-  echo "OPENSEARCH_URL=$OPENSEARCH_URL"
-}
-
-opensearch_stop() { stop_node OpenSearch "$OS_PIDFILE" OpenSearchTestNode; }
+opensearch_start() { start_node OpenSearch opensearch OPENSEARCH OpenSearchTestNode os_health opensearch_stop; }
+opensearch_stop() { stop_node OpenSearch opensearch OpenSearchTestNode; }
 
 # ---------------------------------------------------------------- Elasticsearch
 
@@ -324,51 +314,11 @@ es_health() { # succeeds once an Elasticsearch cluster answers and is at least y
   [[ "$headers" =~ ^HTTP/[0-9.]+\ 200 ]] && grep -qi '^x-elastic-product: *Elasticsearch' <<<"$headers"
 }
 
-es_build() { # java_home
-  maven_build "$1" "$ROOT/test/elasticsearch" \
-    "$ROOT/test/elasticsearch/target/classes/hwfacts/testsupport/ElasticsearchTestNode.class" \
-    "$ES_CLASSPATH" "$ES_BUILD_LOG"
-}
-
 elasticsearch_start() {
-  mkdir -p "$SERVICES_DIR"
-  local pid
-  if pid="$(pid_alive "$ES_PIDFILE" ElasticsearchTestNode)"; then
-    : # ours, maybe still starting: wait below
-  elif es_health; then
-    echo "ELASTICSEARCH_URL=$ELASTICSEARCH_URL" # something already serves this port
-    return 0
-  else
-    local java_home
-    java_home="$(find_java_home "${ELASTICSEARCH_JAVA_HOME:-}")" ||
-      die "Elasticsearch 8.19 needs a JDK 21+; none found (set ELASTICSEARCH_JAVA_HOME, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)"
-    es_build "$java_home"
-    if (exec 3<>"/dev/tcp/127.0.0.1/$ELASTICSEARCH_PORT") 2>/dev/null; then
-      die "port $ELASTICSEARCH_PORT is in use by something that is not an Elasticsearch cluster"
-    fi
-    if [[ "${ELASTICSEARCH_KEEP_DATA:-0}" != 1 ]]; then
-      rm -rf "$ES_HOME"
-    fi
-    mkdir -p "$ES_HOME/tmp"
-    # shellcheck disable=SC2086 # ELASTICSEARCH_JAVA_OPTS is a list of flags
-    ELASTICSEARCH_PORT="$ELASTICSEARCH_PORT" ELASTICSEARCH_TRANSPORT_PORT="$ELASTICSEARCH_TRANSPORT_PORT" \
-      ELASTICSEARCH_HOME="$ES_HOME" \
-      setsid "$java_home/bin/java" $ELASTICSEARCH_JAVA_OPTS \
-      -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError --enable-native-access=ALL-UNNAMED \
-      -Djava.io.tmpdir="$ES_HOME/tmp" -Djava.awt.headless=true -Dfile.encoding=UTF-8 \
-      -Dlog4j.shutdownHookEnabled=false -Dlog4j2.disable.jmx=true -Dlog4j2.formatMsgNoLookups=true \
-      -cp "$ROOT/test/elasticsearch/target/classes:$(tr -d '\n' <"$ES_CLASSPATH")" \
-      hwfacts.testsupport.ElasticsearchTestNode \
-      >"$ES_LOG" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$ES_PIDFILE"
-  fi
-
-  await_node Elasticsearch "$pid" "$ES_PIDFILE" "$ES_LOG" es_health "$ELASTICSEARCH_URL" "$ELASTICSEARCH_START_TIMEOUT" elasticsearch_stop
-  echo "ELASTICSEARCH_URL=$ELASTICSEARCH_URL"
+  start_node Elasticsearch elasticsearch ELASTICSEARCH ElasticsearchTestNode es_health elasticsearch_stop \
+    --enable-native-access=ALL-UNNAMED
 }
-
-elasticsearch_stop() { stop_node Elasticsearch "$ES_PIDFILE" ElasticsearchTestNode; }
+elasticsearch_stop() { stop_node Elasticsearch elasticsearch ElasticsearchTestNode; }
 
 # ---------------------------------------------------------------- misc
 
