@@ -40,7 +40,6 @@ try {
     for (const [flavor, url] of engines) if (url) print(`engine (${flavor})`, await benchEngine({ dataDir, url, flavor }))
     if (!engines.some(([, url]) => url)) process.stdout.write('engine: skipped (set OPENSEARCH_URL or ELASTICSEARCH_URL, e.g. eval "$(.ci/services.sh env)")\n')
   }
-
 } finally {
   if (!given) rmSync(dataDir, { recursive: true, force: true })
 }
