@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 
 export const SCOPES = ['facts:read'] as const
@@ -15,8 +15,9 @@ export interface ApiKey {
   rateLimit?: { max: number; timeWindowMs: number }
 }
 
+// One-shot hashing: every authenticated request pays it, and a Hash object per call costs more than the digest.
 export function hashKey(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex')
+  return hash('sha256', secret, 'hex')
 }
 
 /** A new secret (shown once) and the record that stores only its hash. */
@@ -47,7 +48,7 @@ export class ApiKeyStore {
    * stopping at a match, so timing tells nothing about which keys exist.
    */
   verify(secret: string): ApiKey | undefined {
-    const digest = createHash('sha256').update(secret, 'utf8').digest()
+    const digest = hash('sha256', secret, 'buffer')
     let found: ApiKey | undefined
     for (const d of this.digests) if (timingSafeEqual(digest, d.digest) && !found) found = d.key
     return found

@@ -72,12 +72,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   })
 
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
     const v = req.headers['service-version']
     if (v !== undefined && v !== CONTRACT_VERSION)
-      throw new ServiceError('UNSUPPORTED_SERVICE_VERSION', `Service-Version ${String(v)} is not served; the only supported value is ${CONTRACT_VERSION}.`, 'Service-Version')
+      return done(new ServiceError('UNSUPPORTED_SERVICE_VERSION', `Service-Version ${String(v)} is not served; the only supported value is ${CONTRACT_VERSION}.`, 'Service-Version'))
     reply.header('service-version', CONTRACT_VERSION)
+    done()
   })
   await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
   await app.register(auth, { keys: opts.keys })
@@ -86,8 +87,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',
-    max: async (req) => req.apiKey?.rateLimit?.max ?? limit.max,
-    timeWindow: async (req) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs,
+    max: (req) => req.apiKey?.rateLimit?.max ?? limit.max,
+    timeWindow: (req) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs,
     keyGenerator: (req) => (req.apiKey ? `key:${req.apiKey.id}` : `ip:${req.ip}`),
     ...(opts.redis ? { redis: opts.redis, nameSpace: 'hwfacts-rl:', skipOnError: true } : {}),
     errorResponseBuilder: (_req, c) => ({

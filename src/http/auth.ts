@@ -42,11 +42,17 @@ export function authenticate(keys: ApiKeyStore, req: FastifyRequest, scope: Scop
 export default fp(
   async function auth(app: FastifyInstance, opts: { keys: ApiKeyStore }) {
     app.decorateRequest('apiKey', null)
-    app.addHook('onRequest', async (req) => {
+    // A callback hook: the check is synchronous, and an async hook costs a promise per request.
+    app.addHook('onRequest', (req, _reply, done) => {
       const scope = req.routeOptions.config.scope
-      if (!scope) return
-      req.apiKey = authenticate(opts.keys, req, scope)
-      assertReleaseAllowed(req.apiKey, (req.query as Record<string, unknown> | undefined)?.corpus_release)
+      if (!scope) return done()
+      try {
+        req.apiKey = authenticate(opts.keys, req, scope)
+        assertReleaseAllowed(req.apiKey, (req.query as Record<string, unknown> | undefined)?.corpus_release)
+      } catch (err) {
+        return done(err as Error)
+      }
+      done()
     })
   },
   { name: 'auth' }

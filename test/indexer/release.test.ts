@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -16,7 +16,16 @@ import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
-const tmp = () => mkdtempSync(join(tmpdir(), 'hwfacts-'))
+// Every scratch dir of this file, removed when it ends: release files are read-only, so force.
+const scratch: string[] = []
+const tmp = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hwfacts-'))
+  scratch.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
+})
 
 /** Runs the real CLI; resolves with its exit code and output instead of throwing. */
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
