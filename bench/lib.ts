@@ -23,6 +23,8 @@ export interface LoadStats {
   non2xx: number
   /** Server process CPU time (user + system) per request: what the route costs, whatever the load generator does. */
   serverCpuUsPerRequest?: number
+  /** Share of this machine's CPU time the hypervisor gave to others during the run (Linux): above a few % the figures are disturbed. */
+  stealPct?: number
 }
 
 /** User + system CPU time of a process, in µs (Linux). */
@@ -32,16 +34,27 @@ function cpuUs(pid: number): number {
 }
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
 
+/** Steal ticks of all CPUs so far (the 8th figure of /proc/stat's `cpu` line); undefined off Linux. */
+function stealTicks(): number | undefined {
+  if (!existsSync('/proc/stat')) return undefined
+  return Number(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/)[8])
+}
+
 /** A warm-up, then one measured autocannon run; with `serverPid`, the server's CPU per request too. */
 export async function load(o: AutocannonOptions & { serverPid?: number }, warmupS = 2): Promise<LoadStats> {
   const { serverPid, ...opts } = o
   if (warmupS > 0) await autocannon({ ...opts, duration: warmupS })
   const before = serverPid ? cpuUs(serverPid) : 0
+  const steal0 = stealTicks()
+  const t0 = performance.now()
   const r = await autocannon(opts)
+  const steal1 = stealTicks()
+  const stealPct =
+    steal0 === undefined || steal1 === undefined ? {} : { stealPct: +((100 * (steal1 - steal0)) / CLOCK_TICKS / (((performance.now() - t0) / 1000) * CORES)).toFixed(1) }
   // A figure over failed requests would measure the error path: refuse it.
   if (r.non2xx > 0 || r.errors + r.timeouts > 0) throw new Error(`${opts.url}: ${r.non2xx} non-2xx answers, ${r.errors + r.timeouts} errors of ${r.requests.total}`)
   const cpu = serverPid ? { serverCpuUsPerRequest: Math.round((cpuUs(serverPid) - before) / Math.max(1, r.requests.total)) } : {}
-  return { rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, ...cpu }
+  return { rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, errors: r.errors + r.timeouts, non2xx: r.non2xx, ...cpu, ...stealPct }
 }
 
 /**
