@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ApiKey, ApiKeyStore, Scope } from '../auth/keys.js'
@@ -22,11 +23,28 @@ export function assertReleaseAllowed(key: ApiKey | null, corpusRelease: unknown)
   throw new ServiceError('FORBIDDEN', `This API key may not read corpus release ${corpusRelease}.`, 'corpus_release')
 }
 
+/**
+ * The credential last verified on each connection. A keep-alive client sends the same header with
+ * every request: comparing it with the one remembered (in constant time) spares a sha256 per
+ * request. It is kept per key store, and only as long as the connection lives.
+ */
+const verifiedOnSocket = new WeakMap<object, { keys: ApiKeyStore; header: Buffer; key: ApiKey }>()
+
+function verifyHeader(keys: ApiKeyStore, req: FastifyRequest, h: string): ApiKey | undefined {
+  const socket = req.raw.socket
+  const seen = socket ? verifiedOnSocket.get(socket) : undefined
+  const header = Buffer.from(h, 'latin1')
+  if (seen?.keys === keys && seen.header.length === header.length && timingSafeEqual(seen.header, header)) return seen.key
+  const m = /^Bearer +(\S+) *$/i.exec(h)
+  const key = m ? keys.verify(m[1]!) : undefined
+  if (key && socket) verifiedOnSocket.set(socket, { keys, header, key })
+  return key
+}
+
 export function authenticate(keys: ApiKeyStore, req: FastifyRequest, scope: Scope): ApiKey {
   const h = req.headers.authorization
   if (h === undefined) throw new ServiceError('UNAUTHENTICATED', 'This endpoint needs `Authorization: Bearer <API_KEY>`.', null, { 'WWW-Authenticate': CHALLENGE })
-  const m = /^Bearer +(\S+) *$/i.exec(h)
-  const key = m ? keys.verify(m[1]!) : undefined
+  const key = verifyHeader(keys, req, h)
   if (!key)
     throw new ServiceError('UNAUTHENTICATED', 'The bearer credential is malformed or not a valid API key.', null, {
       'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"`

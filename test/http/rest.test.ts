@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
@@ -412,8 +413,12 @@ describe('rate limiting (in-process)', () => {
 })
 
 describe('over a real listening server', () => {
+  let address: string
+  beforeAll(async () => {
+    address = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  })
+
   it('serves the same bytes as inject', async () => {
-    const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
     const res = await fetch(`${address}/v1/context?part=STM32F407VGT6&topic=electrical`, { headers: t.auth })
     expect(res.status).toBe(200)
     const body = await res.text()
@@ -423,5 +428,34 @@ describe('over a real listening server', () => {
     const p = await fetch(`${address}/v1/context?part=STM32F407VGT6`, { headers: t.auth })
     expect(p.status).toBe(400)
     expect(p.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+  })
+
+  it('on one keep-alive connection, each request is judged by its own credential', async () => {
+    const { port } = new URL(address)
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    let connections = 0
+    const count = () => connections++
+    t.app.server.on('connection', count)
+    const status = (authorization: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpGet({ host: '127.0.0.1', port: Number(port), path: '/v1/release', agent, headers: { authorization } }, (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode!))
+        })
+        req.on('error', reject)
+      })
+    try {
+      const valid = t.auth.authorization
+      // Same length as the valid header, one character changed: a remembered credential must not let it through.
+      const forged = valid.slice(0, -1) + (valid.endsWith('A') ? 'B' : 'A')
+      const unscoped = t.keyFor({ scopes: [] }).authorization
+      const codes = []
+      for (const h of [valid, forged, valid, unscoped, valid, 'Bearer hwf_x', valid]) codes.push(await status(h))
+      expect(codes).toEqual([200, 401, 200, 403, 200, 401, 200])
+      expect(connections).toBe(1)
+    } finally {
+      t.app.server.off('connection', count)
+      agent.destroy()
+    }
   })
 })
