@@ -23,6 +23,8 @@ export interface HttpBenchResult {
   bareSameBytes: RouteStats
   /** Repeated request, answered from the context cache (the server's default). */
   context: RouteStats
+  /** A single register by exact name (the agent's usual lookup, ~1 KB), repeated, cache on. */
+  contextOneFact: RouteStats
   /** The same request with the cache off: every answer read from SQLite and assembled. */
   contextUncached: RouteStats
   contextQueryUncached: RouteStats
@@ -34,6 +36,7 @@ export interface HttpBenchResult {
    */
   contextOverBare: Ratio
   contextOverBareSameBytes: Ratio
+  contextOneFactOverBare: Ratio
   contextUncachedOverBare: Ratio
   serverRssMb: { afterLoad: number; peak: number }
 }
@@ -45,6 +48,7 @@ interface Ratio {
 }
 
 const CONTEXT = '/v1/context?part=STM32F407VGT6&topic=registers&fact_name_prefixes=RCC.AHB1ENR&limit=20'
+const CONTEXT_ONE = '/v1/context?part=STM32F407VGT6&topic=registers&fact_names=RCC.AHB1ENR'
 const CONTEXT_QUERY = '/v1/context?part=STM32F407VGT6&topic=registers&query=usart%20baud%20rate&limit=10'
 const round2 = (x: number) => +x.toFixed(2)
 
@@ -100,6 +104,7 @@ export async function benchHttp(dataDir: string, connections = 32, duration = 5,
       bare: { srv: bare, path: '/bare', auth: false },
       bareSameBytes: { srv: bare, path: '/same', auth: false },
       context: { srv: cached, path: CONTEXT, auth: true },
+      contextOneFact: { srv: cached, path: CONTEXT_ONE, auth: true },
       contextUncached: { srv: uncached, path: CONTEXT, auth: true },
       contextQueryUncached: { srv: uncached, path: CONTEXT_QUERY, auth: true },
       resolve: { srv: uncached, path: '/v1/parts/resolve?q=STM32F407VGT6', auth: true }
@@ -119,11 +124,13 @@ export async function benchHttp(dataDir: string, connections = 32, duration = 5,
       bare: routeStats(loads.bare),
       bareSameBytes: routeStats(loads.bareSameBytes),
       context: routeStats(loads.context),
+      contextOneFact: routeStats(loads.contextOneFact),
       contextUncached: routeStats(loads.contextUncached),
       contextQueryUncached: routeStats(loads.contextQueryUncached),
       resolve: routeStats(loads.resolve),
       contextOverBare: ratio(loads.context, loads.bare),
       contextOverBareSameBytes: ratio(loads.context, loads.bareSameBytes),
+      contextOneFactOverBare: ratio(loads.contextOneFact, loads.bare),
       contextUncachedOverBare: ratio(loads.contextUncached, loads.bare),
       serverRssMb: { afterLoad: rss.rss, peak: rss.peak }
     }
