@@ -8,8 +8,15 @@ export interface Config {
   /** True when HWFACTS_DATA_DIR was not given: the sample release is built on first start. */
   sampleData: boolean
   apiKeysFile: string
-  cursorSecret: string
-  publicUrl?: string
+  /** HWFACTS_CURSOR_SECRET; when absent, one generated per data directory (src/auth/cursor-secret.ts). */
+  cursorSecret?: string
+  /** Base of Problem `docUrl`s: HWFACTS_PUBLIC_URL, else the listen address. */
+  publicUrl: string
+  timeouts: { requestMs: number; headersMs: number; keepAliveMs: number; idleMs: number }
+  /** Missing or wrong credentials per client address and window before 429. */
+  authFailures: { max: number; timeWindowMs: number }
+  /** On SIGTERM: how long /readyz says 503 while requests are still served, before the listener closes. */
+  drainMs: number
   rateLimit: { max: number; timeWindowMs: number }
   redisUrl?: string
   searchEngineUrl?: string
@@ -31,18 +38,27 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv, min = 1): n
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.HWFACTS_DATA_DIR ?? 'data')
+  const host = env.HOST ?? '127.0.0.1'
+  // 0 asks the OS for a free port (benchmarks, tests).
+  const port = int('PORT', 3000, env, 0)
   const es = env.ELASTICSEARCH_URL || undefined
   const os = env.OPENSEARCH_URL || undefined
   return {
-    host: env.HOST ?? '127.0.0.1',
-    // 0 asks the OS for a free port (benchmarks, tests).
-    port: int('PORT', 3000, env, 0),
+    host,
+    port,
     dataDir,
     sampleData: env.HWFACTS_DATA_DIR === undefined,
     apiKeysFile: resolve(env.HWFACTS_API_KEYS_FILE ?? `${dataDir}/api-keys.json`),
-    // A fixed default keeps cursors valid across restarts and instances; set a secret in production.
-    cursorSecret: env.HWFACTS_CURSOR_SECRET ?? 'hwfacts-default-cursor-secret',
-    ...(env.HWFACTS_PUBLIC_URL ? { publicUrl: env.HWFACTS_PUBLIC_URL } : {}),
+    ...(env.HWFACTS_CURSOR_SECRET ? { cursorSecret: env.HWFACTS_CURSOR_SECRET } : {}),
+    publicUrl: env.HWFACTS_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    timeouts: {
+      requestMs: int('HWFACTS_REQUEST_TIMEOUT_MS', 10_000, env),
+      headersMs: int('HWFACTS_HEADERS_TIMEOUT_MS', 5_000, env),
+      keepAliveMs: int('HWFACTS_KEEP_ALIVE_TIMEOUT_MS', 10_000, env),
+      idleMs: int('HWFACTS_IDLE_TIMEOUT_MS', 30_000, env)
+    },
+    authFailures: { max: int('HWFACTS_AUTH_FAILURES_MAX', 30, env), timeWindowMs: int('HWFACTS_AUTH_FAILURES_WINDOW_MS', 60_000, env) },
+    drainMs: int('HWFACTS_DRAIN_MS', 5_000, env, 0),
     rateLimit: { max: int('HWFACTS_RATE_LIMIT_MAX', 600, env), timeWindowMs: int('HWFACTS_RATE_LIMIT_WINDOW_MS', 60_000, env) },
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(es ? { searchEngineUrl: es, searchEngineFlavor: 'elasticsearch' as const } : os ? { searchEngineUrl: os, searchEngineFlavor: 'opensearch' as const } : {}),

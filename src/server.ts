@@ -1,10 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import closeWithGrace from 'close-with-grace'
+import { cursorSecret } from './auth/cursor-secret.js'
 import { ApiKeyStore, generateKey } from './auth/keys.js'
 import { openBackends } from './backends.js'
 import { loadConfig, type Config } from './config.js'
 import { buildApp } from './http/app.js'
+import { drainAndClose } from './http/drain.js'
 import { mcpRoute } from './mcp/route.js'
 import { HardwareFacts } from './service/facts.js'
 import { DataDir } from './store/layout.js'
@@ -37,25 +40,38 @@ function ensureDevKey(cfg: Config): string | undefined {
 export async function start(cfg: Config = loadConfig()) {
   if (cfg.sampleData) await ensureSampleRelease(cfg)
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
+  // Before any backend is opened: a wrong keys file stops the start.
+  const keys = ApiKeyStore.fromFile(cfg.apiKeysFile, { allowMissing: cfg.sampleData })
+  const secret = cursorSecret(cfg.dataDir, cfg.cursorSecret)
   const backends = await openBackends(cfg)
-  const facts = new HardwareFacts(backends.repo, cfg.cursorSecret, { contextCacheBytes: cfg.contextCacheBytes })
+  const facts = new HardwareFacts(backends.repo, secret.secret, { contextCacheBytes: cfg.contextCacheBytes })
   const app = await buildApp({
     facts,
-    keys: ApiKeyStore.fromFile(cfg.apiKeysFile),
+    keys,
     logger: { level: cfg.logLevel, redact: ['req.headers.authorization'] },
     rateLimit: cfg.rateLimit,
+    timeouts: cfg.timeouts,
+    authFailures: cfg.authFailures,
     readinessChecks: backends.readinessChecks,
-    ...(backends.redis ? { redis: backends.redis } : {}),
-    ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
+    ...(backends.rateLimitStore ? { rateLimitStore: backends.rateLimitStore } : {}),
+    publicUrl: cfg.publicUrl,
     plugins: [mcpRoute({ maxBytes: cfg.mcpMaxBytes, publicUrl: cfg.publicUrl })]
   })
-  const close = async () => {
-    await app.close()
+  app.log.info(`cursor secret: ${secret.source}${cfg.cursorSecret ? '' : ' (set HWFACTS_CURSOR_SECRET for cursors shared by several instances)'}`)
+  // SIGHUP re-reads the keys file; a wrong file keeps the keys in use.
+  process.on('SIGHUP', () => {
+    try {
+      app.log.info(`API keys reloaded from ${cfg.apiKeysFile}: ${keys.reload(cfg.apiKeysFile)} keys`)
+    } catch (err) {
+      app.log.error(`API keys NOT reloaded, the previous keys stay in use: ${(err as Error).message}`)
+    }
+  })
+  closeWithGrace({ delay: cfg.drainMs + 15_000, skip: ['SIGHUP'], logger: app.log }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an uncaught error')
+    else app.log.info(`${signal ?? 'close'}: draining for ${cfg.drainMs} ms, then closing`)
+    await drainAndClose(app, err ? 0 : cfg.drainMs)
     await backends.close()
-    process.exit(0)
-  }
-  process.once('SIGINT', close)
-  process.once('SIGTERM', close)
+  })
   const address = await app.listen({ host: cfg.host, port: cfg.port })
   const keyFile = devKeyFile ?? (existsSync(join(cfg.dataDir, 'dev-api-key')) ? join(cfg.dataDir, 'dev-api-key') : undefined)
   process.stdout.write(

@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
-import rateLimit from '@fastify/rate-limit'
-import type { Redis } from 'ioredis'
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { ApiKeyStore } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import auth from './auth.js'
 import { Contract } from './contract.js'
-import problems from './problem.js'
+import drain from './drain.js'
+import securityHeaders from './headers.js'
+import strictIntegers from './integers.js'
+import readOnlyV1 from './methods.js'
+import problems, { clientErrorHandler, frameworkErrors } from './problem.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
 import openapiRoute from './routes/openapi.js'
 import pingRoute from './routes/ping.js'
@@ -26,12 +29,16 @@ export interface AppOptions {
   facts: HardwareFacts
   keys: ApiKeyStore
   logger?: FastifyServerOptions['logger']
-  /** Absolute base for Problem `docUrl`/`type`; the request's origin when absent. */
+  /** Absolute base for Problem `docUrl`/`type` (never taken from a request header). */
   publicUrl?: string
+  /** Connection timeouts; the defaults below suit a service behind a load balancer. */
+  timeouts?: Partial<Timeouts>
+  /** Failed credentials accepted per client address and window before 429 (spec: no guessing keys). */
+  authFailures?: { max: number; timeWindowMs: number }
   /** Default budget per API key (per client IP for unauthenticated calls). */
   rateLimit?: { max: number; timeWindowMs: number }
-  /** Shared rate-limit store for several instances; in-process when absent. */
-  redis?: Redis
+  /** Shared rate-limit store for several instances (backends.ts: Redis behind a circuit breaker); in-process when absent. */
+  rateLimitStore?: FastifyRateLimitStoreCtor
   readinessChecks?: ReadinessCheck[]
   version?: string
   /** Extra route plugins (the MCP endpoint), registered after the REST routes. */
@@ -40,9 +47,32 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+export interface Timeouts {
+  /** Whole request (headers and body) received within this, else 408 (slow bodies). */
+  requestMs: number
+  /** Request line and headers received within this. */
+  headersMs: number
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveMs: number
+  /** A connection with no traffic at all for this long is closed. */
+  idleMs: number
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 10_000, headersMs: 5_000, keepAliveMs: 10_000, idleMs: 30_000 }
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts }
   const app = Fastify({
     logger: opts.logger ?? false,
+    connectionTimeout: t.idleMs,
+    keepAliveTimeout: t.keepAliveMs,
+    requestTimeout: t.requestMs,
+    // Node checks request and header deadlines every connectionsCheckingInterval (30 s by default).
+    http: { headersTimeout: Math.min(t.headersMs, t.requestMs), connectionsCheckingInterval: Math.min(1000, t.requestMs) },
+    // Requests on kept-alive connections while closing are answered (with Connection: close), not refused with a bare 503.
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(opts.publicUrl),
+    frameworkErrors: frameworkErrors(opts.publicUrl),
     // A client's X-Request-Id is kept when well-formed, so its logs and ours share one id.
     genReqId: (req) => {
       const h = req.headers['x-request-id']
@@ -81,7 +111,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     done()
   })
   await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
-  await app.register(auth, { keys: opts.keys })
+  await app.register(securityHeaders)
+  await app.register(drain)
+  await app.register(readOnlyV1)
+  await app.register(strictIntegers)
+  await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? { max: 30, timeWindowMs: 60_000 } })
 
   const limit = opts.rateLimit ?? { max: 600, timeWindowMs: 60_000 }
   await app.register(rateLimit, {
@@ -90,7 +124,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     max: (req) => req.apiKey?.rateLimit?.max ?? limit.max,
     timeWindow: (req) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs,
     keyGenerator: (req) => (req.apiKey ? `key:${req.apiKey.id}` : `ip:${req.ip}`),
-    ...(opts.redis ? { redis: opts.redis, nameSpace: 'hwfacts-rl:', skipOnError: true } : {}),
+    ...(opts.rateLimitStore ? { store: opts.rateLimitStore, skipOnError: true } : {}),
     errorResponseBuilder: (_req, c) => ({
       statusCode: 429,
       code: 'RATE_LIMITED',

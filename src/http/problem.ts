@@ -1,16 +1,24 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { ERROR_CODES, isErrorCode, ServiceError, type ErrorCode } from '../service/errors.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
 
-/** The absolute base the Problem `docUrl` and `type` point into: configured, else the request's own origin. */
-export function publicBase(req: FastifyRequest, configured?: string): string {
-  if (configured) return configured.replace(/\/$/, '')
-  return `${req.protocol}://${req.host}`
+/** Where `docUrl`s point when HWFACTS_PUBLIC_URL is not set (the server passes its listen address). */
+export const DEFAULT_PUBLIC_URL = 'http://localhost'
+
+/**
+ * The absolute base the Problem `docUrl` and `type` point into: the configured public URL, never a
+ * client header (a `Host` copied into every error would let anyone point our links elsewhere).
+ */
+export function publicBase(configured?: string): string {
+  return (configured ?? DEFAULT_PUBLIC_URL).replace(/\/$/, '')
 }
 
-export function problemBody(code: ErrorCode, detail: string, param: string | null, req: FastifyRequest, base: string) {
+export function problemBody(code: ErrorCode, detail: string, param: string | null, req: { id: string; url?: string }, base: string) {
   const info = ERROR_CODES[code]
   const docUrl = `${base}/v1/error-codes/${code}`
   return {
@@ -18,7 +26,7 @@ export function problemBody(code: ErrorCode, detail: string, param: string | nul
     title: info.title,
     status: info.status,
     detail,
-    instance: req.url.split('?')[0]!,
+    ...(req.url !== undefined ? { instance: req.url.split('?')[0]! } : {}),
     code,
     param,
     requestId: req.id,
@@ -26,6 +34,63 @@ export function problemBody(code: ErrorCode, detail: string, param: string | nul
     error: code,
     message: detail,
     request_id: req.id
+  }
+}
+
+/** Errors Node's HTTP parser raises before a request exists (`clientError`), as the Problem they stand for. */
+type ClientError = Error & { code?: string; rawPacket?: unknown }
+
+function clientErrorCode(err: ClientError): { code: ErrorCode; detail: string } {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 'REQUEST_TIMEOUT', detail: 'The request did not arrive completely in time.' }
+    case 'HPE_HEADER_OVERFLOW': {
+      // Node counts the request line with the headers: an overflow before the first line ends is a long URL.
+      const line = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.indexOf('\r\n') : -1
+      return line === -1
+        ? { code: 'URI_TOO_LONG', detail: 'The request target is longer than the service accepts.' }
+        : { code: 'HEADERS_TOO_LARGE', detail: 'The request line and headers exceed 16 KiB.' }
+    }
+    case 'HPE_INVALID_METHOD':
+      return { code: 'MALFORMED_REQUEST', detail: 'The request method is not an HTTP method this service knows.' }
+    default:
+      return { code: 'MALFORMED_REQUEST', detail: 'The request could not be parsed as HTTP/1.1.' }
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: the parser's own errors (bad request line, header overflow,
+ * timeouts) leave as Problems too, on a connection that is closed after the answer.
+ */
+export function clientErrorHandler(publicUrl: string | undefined) {
+  const base = publicBase(publicUrl)
+  // Fastify calls it bound to the instance.
+  return function (this: { log: FastifyBaseLogger }, err: ClientError, socket: Socket): void {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return
+    const { code, detail } = clientErrorCode(err)
+    const id = randomUUID()
+    this.log.info({ reqId: id, code: err.code }, 'client error')
+    if (socket.writable) {
+      const body = JSON.stringify(problemBody(code, detail, null, { id }, base))
+      const status = ERROR_CODES[code].status
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+          `x-request-id: ${id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`
+      )
+    }
+    socket.destroy()
+  }
+}
+
+/** Fastify's `frameworkErrors`: a bad percent-escape in the path, a path parameter over its length. */
+export function frameworkErrors(publicUrl: string | undefined) {
+  const base = publicBase(publicUrl)
+  return (err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void => {
+    const e =
+      err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ServiceError('URI_TOO_LONG', 'A path segment is longer than the service accepts.')
+        : new ServiceError('MALFORMED_REQUEST', 'The request URL is not valid (a bad percent-escape or a NUL byte).')
+    void sendProblem(reply, e, base)
   }
 }
 
@@ -66,6 +131,11 @@ export function toServiceError(err: unknown, req: FastifyRequest): ServiceError 
   const e = err as FastifyError & { validation?: AjvError[] }
   if (e.validation) return fromValidation(e as FastifyError & { validation: AjvError[] })
   if (typeof e.code === 'string' && isErrorCode(e.code) && typeof e.message === 'string') return new ServiceError(e.code, e.message)
+  // A release file damaged after it was opened: the release is unavailable, not the service broken.
+  if (typeof e.code === 'string' && /^SQLITE_(CORRUPT|NOTADB)/.test(e.code)) {
+    req.log.error({ err }, 'release file damaged')
+    return new ServiceError('RELEASE_UNAVAILABLE', 'The release file is damaged; the operator must restore it (`hwfacts verify`).')
+  }
   switch (e.statusCode) {
     case 413:
       return new ServiceError('PAYLOAD_TOO_LARGE', 'The request body is larger than this endpoint accepts.')
@@ -85,10 +155,9 @@ export function toServiceError(err: unknown, req: FastifyRequest): ServiceError 
 /** Every error, and every unknown route, leaves as a Problem (spec §2, §7). */
 export default fp(
   async function problems(app: FastifyInstance, opts: { publicUrl?: string }) {
-    app.setErrorHandler((err, req, reply) => sendProblem(reply, toServiceError(err, req), publicBase(req, opts.publicUrl)))
-    app.setNotFoundHandler((req, reply) =>
-      sendProblem(reply, new ServiceError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`), publicBase(req, opts.publicUrl))
-    )
+    const base = publicBase(opts.publicUrl)
+    app.setErrorHandler((err, req, reply) => sendProblem(reply, toServiceError(err, req), base))
+    app.setNotFoundHandler((req, reply) => sendProblem(reply, new ServiceError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`), base))
   },
   { name: 'problems' }
 )

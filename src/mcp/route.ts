@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
-import { isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import { ClientNotificationSchema, ClientRequestSchema, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
 import { Ajv } from 'ajv'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import type { ApiKeyStore } from '../auth/keys.js'
@@ -26,6 +26,44 @@ type RpcId = string | number | null
 
 /** The documented JsonRpcRequest shape is the contract (additional members allowed). */
 const checkShape = new Ajv({ allErrors: false }).compile(JsonRpcRequest)
+
+/** Deeper JSON than any tool argument needs: refused before parsing, so nothing downstream recurses into it. */
+export const MAX_JSON_DEPTH = 32
+
+/** The nesting depth of a JSON text, counted without parsing (brackets outside strings). */
+export function jsonDepth(text: string): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth)
+    else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return max
+}
+
+type ParamsSchema = { safeParse(v: unknown): { success: true } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }
+/** The SDK's schema of each MCP method a client may send, by method name. */
+const METHOD_SCHEMAS = new Map<string, ParamsSchema>(
+  [...(ClientRequestSchema as unknown as { options: Array<ParamsSchema & { shape: { method: { value: string } } }> }).options,
+   ...(ClientNotificationSchema as unknown as { options: Array<ParamsSchema & { shape: { method: { value: string } } }> }).options].map((o) => [o.shape.method.value, o])
+)
+
+/**
+ * Why the params of a known MCP method do not fit its schema, or undefined when they do (or the
+ * method is unknown: the SDK answers -32601). The SDK would report a mismatch as an internal error.
+ */
+export function invalidParams(message: { method: string; params?: unknown }): string | undefined {
+  const r = METHOD_SCHEMAS.get(message.method)?.safeParse(message)
+  if (!r || r.success) return undefined
+  const issue = r.error.issues[0]!
+  return `${issue.path.map(String).join('.') || 'params'}: ${issue.message}`
+}
 
 /** A JsonRpcError body: exactly jsonrpc, error, id (spec §2). */
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: RpcId, data?: Record<string, unknown>): FastifyReply {
@@ -151,8 +189,14 @@ export function mcpRoute(opts: McpOptions = {}) {
         if (!isJsonContentType(req.headers['content-type']))
           return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
         let body: unknown
+        const text = (req.body as Buffer | undefined)?.toString('utf8') ?? ''
+        if (jsonDepth(text) > MAX_JSON_DEPTH) {
+          req.log.info('MCP request nested too deeply')
+          // A well-formed request's id is not worth a parse of the deep text: answered without one.
+          return rpcError(reply, 200, -32602, `Invalid params: JSON nested deeper than ${MAX_JSON_DEPTH} levels; tool arguments are flat.`, null, { code: 'INVALID_PARAMETER' })
+        }
         try {
-          body = JSON.parse((req.body as Buffer | undefined)?.toString('utf8') ?? '')
+          body = JSON.parse(text)
         } catch {
           return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON.', null, { code: 'INVALID_JSON_RPC' })
         }
@@ -170,7 +214,14 @@ export function mcpRoute(opts: McpOptions = {}) {
             code: 'INVALID_JSON_RPC'
           })
 
-        const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(req, opts.publicUrl) })
+        const bad = invalidParams(message)
+        if (bad !== undefined) {
+          req.log.info({ method: message.method }, 'MCP request with invalid params')
+          if (!('id' in message)) return reply.code(202).send()
+          return rpcError(reply, 200, -32602, `Invalid params: ${bad}`, idOf(body), { code: 'INVALID_PARAMETER' })
+        }
+
+        const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(opts.publicUrl) })
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsSse(req.headers.accept) })
         acceptBoth(req.raw)
         // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.

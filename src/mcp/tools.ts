@@ -2,7 +2,6 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static, type TObject } from 'typebox'
 import type { ApiKey } from '../auth/keys.js'
-import { assertReleaseAllowed } from '../http/auth.js'
 import type { Contract } from '../http/contract.js'
 import { toServiceError } from '../http/problem.js'
 import { errorCodeGuidance } from '../http/routes/v1/error-codes.js'
@@ -37,10 +36,6 @@ export interface ToolDef<P extends TObject = TObject> {
 /** An output schema: an open object (members are documented in the description, not enforced). */
 const out = (description: string) => Type.Object({}, { additionalProperties: true, description })
 
-function releaseArg(ctx: ToolContext, args: { corpus_release?: string | undefined }): void {
-  assertReleaseAllowed(ctx.apiKey, args.corpus_release)
-}
-
 const tool = <P extends TObject>(def: ToolDef<P>): ToolDef => def as unknown as ToolDef
 
 /**
@@ -59,10 +54,7 @@ export const TOOLS: readonly ToolDef[] = [
       'On `not_found`, check the suggestions or use search_catalog.',
     input: ResolveParams,
     output: out('The /v1/parts/resolve body: release, q, normalized, status, match, part, topics{registers,pins,electrical,errata}, candidates, candidateCount, suggestions, next.'),
-    run: async (args, ctx) => {
-      releaseArg(ctx, args)
-      return ctx.facts.resolve(args)
-    },
+    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey),
     render: renderResolve
   }),
   tool({
@@ -99,11 +91,8 @@ export const TOOLS: readonly ToolDef[] = [
     output: out(
       'The /v1/context body: release, part, topic, status (ok|ambiguous|not_covered|not_found), resolvedPart, target, filters, facts[{id,topic,name,value,scope,evidence[{sourcePath,sourceSha256,locator,excerpt}]}], page{returned,limit,maxTokens,tokens,truncatedBy,nextCursor}, candidates, hint, reason, notes.'
     ),
-    run: async (args, ctx) => {
-      releaseArg(ctx, args)
-      // The service hands back the REST body pre-serialized; structured content needs the object.
-      return JSON.parse((await ctx.facts.context(args)).body) as Obj
-    },
+    // The service hands back the REST body pre-serialized; structured content needs the object.
+    run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body) as Obj,
     render: renderContext
   }),
   tool({
@@ -114,10 +103,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Call it before get_context when unsure whether a topic exists for the part, or to explain a gap to the user instead of guessing.',
     input: PartParams,
     output: out('The /v1/coverage body: release, part, status, topics{topic: covered|ambiguous|not_covered}, covered[], notCovered[], candidates, suggestions.'),
-    run: async (args, ctx) => {
-      releaseArg(ctx, args)
-      return ctx.facts.coverage(args)
-    },
+    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey),
     render: renderCoverage
   }),
   tool({
@@ -128,10 +114,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Call it when the user asks where a fact comes from or how trustworthy it is.',
     input: PartParams,
     output: out('The /v1/sources body: release, part, status, topics{topic}, sources[{path,sha256,bytes,kind,publisher,distributor,license,upstream,archivePath,targets,trust}], suggestions.'),
-    run: async (args, ctx) => {
-      releaseArg(ctx, args)
-      return ctx.facts.sources(args)
-    },
+    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey),
     render: renderSources
   }),
   tool({

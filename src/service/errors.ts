@@ -46,6 +46,12 @@ export const ERROR_CODES = {
     retryable: false,
     guidance: 'The cursor is malformed, altered, or belongs to another query or release. Repeat the original query without a cursor and page again with the cursor it returns.'
   },
+  MALFORMED_REQUEST: {
+    status: 400,
+    title: 'Malformed request',
+    retryable: false,
+    guidance: 'The request could not be parsed as HTTP: a bad percent-escape or a NUL byte in the URL, an unknown method token, or a broken header. Fix the request line or headers.'
+  },
   INVALID_JSON_RPC: {
     status: 400,
     title: 'Invalid JSON-RPC request',
@@ -76,6 +82,12 @@ export const ERROR_CODES = {
     retryable: false,
     guidance: 'The /v1 interface is read-only: use GET. The Allow header lists the permitted methods.'
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: 'Request timeout',
+    retryable: true,
+    guidance: 'The request (headers and body) did not arrive within the time the service allows. Send the whole request promptly.'
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     title: 'Payload too large',
@@ -88,11 +100,23 @@ export const ERROR_CODES = {
     retryable: false,
     guidance: 'Send the body as application/json.'
   },
+  URI_TOO_LONG: {
+    status: 414,
+    title: 'URI too long',
+    retryable: false,
+    guidance: 'The request target is longer than the service accepts. Shorten the query; long lists belong in fewer, narrower requests.'
+  },
   RATE_LIMITED: {
     status: 429,
     title: 'Rate limited',
     retryable: true,
-    guidance: 'The API key exceeded its request budget. Wait for the number of seconds in Retry-After, then retry.'
+    guidance: 'The API key exceeded its request budget, or this client address sent too many requests with a missing or wrong credential. Wait for the number of seconds in Retry-After, then retry.'
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    title: 'Request header fields too large',
+    retryable: false,
+    guidance: 'The request line and headers together exceed the size the service accepts (16 KiB). Send fewer or shorter headers.'
   },
   INTERNAL: {
     status: 500,
@@ -105,6 +129,12 @@ export const ERROR_CODES = {
     title: 'Not ready',
     retryable: true,
     guidance: 'No corpus release is loaded yet, or a configured backend (search engine, Redis) does not answer. Retry after a short wait; /readyz says what is missing.'
+  },
+  RELEASE_UNAVAILABLE: {
+    status: 503,
+    title: 'Release unavailable',
+    retryable: true,
+    guidance: 'The release file failed its integrity or digest check when the service opened it, so none of its facts are served. The operator must rebuild or restore it (`hwfacts verify` names the damage); /readyz says which release.'
   }
 } as const satisfies Record<string, ErrorCodeInfo>
 

@@ -21,6 +21,11 @@ export interface ContextResult {
   deprecatedRevision: boolean
 }
 
+/** Who reads: the release list of the caller's API key; null for in-process callers without a key. */
+export interface ReleaseReader {
+  readonly releases: readonly string[]
+}
+
 export interface HardwareFactsOptions {
   /** Bytes of context answers kept for repeated requests; 0 turns the cache off. */
   contextCacheBytes?: number
@@ -98,15 +103,24 @@ export class HardwareFacts {
     this.contextCache = bytes > 0 ? new LRUCache({ maxSize: bytes, sizeCalculation: (r, key) => r.body.length + key.length + 64 }) : undefined
   }
 
-  /** The promoted release, or the kept one `corpus_release` names. */
-  async store(corpusRelease?: string): Promise<ReleaseStore> {
-    if (corpusRelease !== undefined) {
+  /**
+   * The promoted release, or the kept one `corpus_release` (or a cursor, `param`) names, if the
+   * reader may read it: the promoted release always, also named by its id; another one only when
+   * the key lists it, or lists `*` and the release is complete (a partial release, never promotable
+   * without --allow-partial, is served only to a key that names it).
+   */
+  async store(corpusRelease?: string, reader?: ReleaseReader | null, param = 'corpus_release'): Promise<ReleaseStore> {
+    const promoted = await this.repo.promotedId()
+    if (corpusRelease !== undefined && corpusRelease !== promoted) {
+      const named = !reader || reader.releases.includes(corpusRelease)
+      const forbidden = (why: string) => new ServiceError('FORBIDDEN', `This API key may not read corpus release ${corpusRelease}${why}.`, param)
+      if (!named && !reader.releases.includes('*')) throw forbidden('')
       const s = await this.repo.open(corpusRelease)
-      if (!s) throw new ServiceError('UNKNOWN_CORPUS_RELEASE', `No kept corpus release has id ${corpusRelease}.`, 'corpus_release')
+      if (!s) throw new ServiceError('UNKNOWN_CORPUS_RELEASE', `No kept corpus release has id ${corpusRelease}.`, param)
+      if (!named && s.manifest.problems.length > 0) throw forbidden(': it is a partial release, served only to keys that name it')
       return s
     }
-    const id = await this.repo.promotedId()
-    const s = id === undefined ? undefined : await this.repo.open(id)
+    const s = promoted === undefined ? undefined : await this.repo.open(promoted)
     if (!s) throw new ServiceError('NOT_READY', 'No corpus release is promoted yet.')
     return s
   }
@@ -164,8 +178,8 @@ export class HardwareFacts {
     return ranked.slice(0, limit).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] }))
   }
 
-  async resolve(p: ResolveParams) {
-    const store = await this.store(p.corpus_release)
+  async resolve(p: ResolveParams, reader?: ReleaseReader | null) {
+    const store = await this.store(p.corpus_release, reader)
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
     const r = this.resolveIn(ix, p.q, limit, p.query)
@@ -249,14 +263,14 @@ export class HardwareFacts {
   }
 
   /** The release a request reads, its catalog index, and the part resolved in it. */
-  private async lookup(part: string, corpusRelease?: string) {
-    const store = await this.store(corpusRelease)
+  private async lookup(part: string, corpusRelease?: string, reader?: ReleaseReader | null) {
+    const store = await this.store(corpusRelease, reader)
     const ix = this.index(store)
     return { store, ix, r: this.resolveIn(ix, part, DEFAULT_CANDIDATES) }
   }
 
-  async coverage(p: PartParams) {
-    const { store, ix, r } = await this.lookup(p.part, p.corpus_release)
+  async coverage(p: PartParams, reader?: ReleaseReader | null) {
+    const { store, ix, r } = await this.lookup(p.part, p.corpus_release, reader)
     const topics: Record<string, unknown> = {}
     for (const t of TOPICS) {
       const res = r.topics[t]
@@ -274,8 +288,8 @@ export class HardwareFacts {
     }
   }
 
-  async sources(p: PartParams) {
-    const { store, ix, r } = await this.lookup(p.part, p.corpus_release)
+  async sources(p: PartParams, reader?: ReleaseReader | null) {
+    const { store, ix, r } = await this.lookup(p.part, p.corpus_release, reader)
     const byTopic: Record<string, unknown> = {}
     for (const t of TOPICS) {
       const res = r.topics[t]
@@ -314,16 +328,17 @@ export class HardwareFacts {
    * immutable and cursors are deterministic, so the same parameters on the same release always give
    * the same body: answers are kept in a byte-bounded LRU keyed by release and parameters.
    */
-  async context(p: ContextParams): Promise<ContextResult> {
+  async context(p: ContextParams, reader?: ReleaseReader | null): Promise<ContextResult> {
     if (p.revision !== undefined && p.silicon_revision !== undefined && canonicalRevision(p.revision) !== canonicalRevision(p.silicon_revision))
       throw new ServiceError('INVALID_PARAMETER', 'revision (deprecated) and silicon_revision disagree; send silicon_revision only.', 'revision')
     const decoded = p.cursor === undefined ? undefined : this.cursors.decode(p.cursor)
     if (decoded && p.corpus_release !== undefined && decoded.release !== p.corpus_release)
       throw new ServiceError('INVALID_CURSOR', `The cursor belongs to corpus release ${decoded.release}, not ${p.corpus_release}.`, 'cursor')
-    // A cursor pins its release, so paging survives a promotion in between.
+    // A cursor pins its release, so paging survives a promotion in between; the key must be allowed
+    // to read that release, as if it had been named with corpus_release.
     let store: ReleaseStore
     try {
-      store = await this.store(decoded?.release ?? p.corpus_release)
+      store = decoded ? await this.store(decoded.release, reader, 'cursor') : await this.store(p.corpus_release, reader)
     } catch (err) {
       if (decoded && err instanceof ServiceError && err.code === 'UNKNOWN_CORPUS_RELEASE')
         throw new ServiceError('INVALID_CURSOR', `The cursor's corpus release ${decoded.release} is no longer kept.`, 'cursor')

@@ -8,6 +8,10 @@ export const RELEASE_ID = /^[a-f0-9]{16}$/
  * `releases/<id>/{release.sqlite,manifest.json}` the kept releases, `promoted` the promoted id.
  */
 export class DataDir {
+  /** The last id read from a sound `promoted` pointer: served while the pointer is missing or garbled. */
+  private lastGood: string | undefined
+  private pointerProblem: string | undefined
+
   constructor(readonly root: string) {}
 
   releaseDir(id: string): string {
@@ -34,13 +38,33 @@ export class DataDir {
       .sort()
   }
 
+  /**
+   * The promoted id. A missing or garbled pointer (or one naming no kept release) does not take
+   * the service down: the last id read from a sound pointer stays promoted, and `pointerStatus`
+   * says so. Without one there is nothing promoted.
+   */
   promotedId(): string | undefined {
+    let text: string | undefined
     try {
-      const id = readFileSync(join(this.root, 'promoted'), 'utf8').trim()
-      return RELEASE_ID.test(id) ? id : undefined
+      text = readFileSync(join(this.root, 'promoted'), 'utf8')
     } catch {
-      return undefined
+      // missing or unreadable
     }
+    const id = text?.trim()
+    if (id !== undefined && RELEASE_ID.test(id) && existsSync(this.manifestPath(id))) {
+      this.lastGood = id
+      this.pointerProblem = undefined
+      return id
+    }
+    this.pointerProblem =
+      text === undefined ? 'the promoted pointer is missing' : RELEASE_ID.test(id ?? '') ? `the promoted pointer names ${id}, which is not kept` : 'the promoted pointer is garbled'
+    return this.lastGood
+  }
+
+  /** Whether the last read of the pointer was sound, and what is served when it was not. */
+  pointerStatus(): { ok: boolean; detail?: string } {
+    if (this.pointerProblem === undefined) return { ok: true }
+    return { ok: false, detail: this.lastGood ? `${this.pointerProblem}: still serving the last good release ${this.lastGood}` : this.pointerProblem }
   }
 
   /** Atomic: readers see the old id or the new one, never a torn file. */

@@ -20,6 +20,8 @@ export interface ReleaseManifest {
   problems: ParseProblem[]
   /** Curated mappings this release's sources could not serve (e.g. an SVD absent from a subset inventory). */
   coverageNotes: string[]
+  /** Digest and size of `release.sqlite`, checked when the service opens the release (absent in older releases). */
+  database?: { sha256: string; bytes: number }
 }
 
 export interface FactQuery {

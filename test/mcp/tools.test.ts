@@ -137,7 +137,9 @@ describe('resolve_part', () => {
     const restricted = await srv.connect({ Authorization: srv.keyFor(RESTRICTED).authorization })
     try {
       const id = (await call('get_release')).structuredContent!.release.id as string
-      expectToolError(await call('resolve_part', { q: 'STM32F407VG', corpus_release: id }, restricted), 'FORBIDDEN', 'corpus_release')
+      // Another release is refused; the promoted one is readable, also by its id.
+      expectToolError(await call('resolve_part', { q: 'STM32F407VG', corpus_release: '0000000000000000' }, restricted), 'FORBIDDEN', 'corpus_release')
+      expect((await call('resolve_part', { q: 'STM32F407VG', corpus_release: id }, restricted)).isError).toBeFalsy()
       expect((await call('resolve_part', { q: 'STM32F407VG' }, restricted)).isError).toBeFalsy()
     } finally {
       await restricted.close()

@@ -59,7 +59,7 @@ async function instance(redisUrl: string, keys: ApiKey[], max: number): Promise<
     facts: new HardwareFacts(backends.repo, 'redis-test'),
     keys: new ApiKeyStore(keys),
     rateLimit: { max, timeWindowMs: WINDOW_MS },
-    redis: backends.redis!,
+    rateLimitStore: backends.rateLimitStore!,
     readinessChecks: backends.readinessChecks
   })
   await app.ready()

@@ -30,6 +30,10 @@ export default async function healthRoutes(app: FastifyInstance, opts: { facts: 
     const checks: Record<string, unknown> = {}
     let ok = true
     let release: unknown = null
+    if (app.draining) {
+      ok = false
+      checks.shutdown = { ok: false, detail: 'shutting down: finishing requests in flight' }
+    }
     try {
       const r = await opts.facts.release()
       release = { id: r.id, complete: r.complete, facts: r.counts.facts }

@@ -1,10 +1,17 @@
 import Database from 'better-sqlite3'
-import { existsSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { LRUCache } from 'lru-cache'
+import { ServiceError } from '../../service/errors.js'
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { SCHEMA_VERSION, scopedTermPrefix } from './schema.js'
+
+/** Prepared statements kept per open release. */
+export const STATEMENT_CACHE_MAX = 128
 
 const byScoreThenOrd = (a: FactRow, b: FactRow) => b.score - a.score || a.ord - b.ord
 
@@ -12,8 +19,10 @@ class SqliteReleaseStore implements ReleaseStore {
   readonly manifest: ReleaseManifest
   readonly catalog: ReleaseCatalog
   private readonly targetOrdinal: Map<string, number>
-  // One prepared statement per query shape; shapes are few (filters present or not, term count).
-  private readonly statements = new Map<string, Database.Statement>()
+  // One prepared statement per query shape. Common shapes are few (filters present or not, term
+  // count), but a client can make thousands (name and term counts), at ~37 KB each: keep the most
+  // recently used ones, and let the rest be collected.
+  private readonly statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_MAX })
 
   constructor(private readonly db: Database.Database) {
     const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
@@ -93,6 +102,37 @@ class SqliteReleaseStore implements ReleaseStore {
   }
 }
 
+/**
+ * Checks a release file before anything is served from it: against the digest its manifest
+ * records, else with SQLite's `quick_check` (page structure). Returns why it is unusable, or undefined.
+ */
+export async function releaseFileProblem(file: string, manifestFile: string): Promise<string | undefined> {
+  let recorded: ReleaseManifest['database']
+  try {
+    recorded = (JSON.parse(readFileSync(manifestFile, 'utf8')) as ReleaseManifest).database
+  } catch (err) {
+    return `manifest.json is unreadable (${(err as Error).message})`
+  }
+  if (recorded) {
+    const bytes = statSync(file).size
+    if (bytes !== recorded.bytes) return `release.sqlite has ${bytes} bytes; its manifest records ${recorded.bytes}`
+    const h = createHash('sha256')
+    await pipeline(createReadStream(file), h)
+    const sha = h.digest('hex')
+    return sha === recorded.sha256 ? undefined : `release.sqlite has sha256 ${sha}; its manifest records ${recorded.sha256}`
+  }
+  let db: Database.Database | undefined
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true })
+    const rows = db.pragma('quick_check(1)') as Array<{ quick_check: string }>
+    return rows[0]?.quick_check === 'ok' ? undefined : `release.sqlite fails SQLite's quick_check: ${rows[0]?.quick_check ?? '?'}`
+  } catch (err) {
+    return `release.sqlite is not a readable SQLite file (${(err as Error).message})`
+  } finally {
+    db?.close()
+  }
+}
+
 export function openSqliteRelease(file: string): ReleaseStore {
   const db = new Database(file, { readonly: true, fileMustExist: true })
   db.pragma('query_only = ON')
@@ -114,6 +154,8 @@ export class SqliteRepository implements ReleaseRepository {
   readonly kind = 'sqlite' as const
   private readonly data: DataDir
   private readonly open_ = new Map<string, ReleaseStore>()
+  private readonly opening = new Map<string, Promise<ReleaseStore>>()
+  private readonly refused = new LRUCache<string, string>({ max: 64, ttl: 30_000 })
   private promoted: { id: string | undefined; checkedAt: number; mtimeMs: number } = { id: undefined, checkedAt: -Infinity, mtimeMs: -1 }
 
   constructor(root: string) {
@@ -131,13 +173,41 @@ export class SqliteRepository implements ReleaseRepository {
     return this.promoted.id
   }
 
+  /** The state of the `promoted` pointer, for /readyz. */
+  pointerStatus(): { ok: boolean; detail?: string } {
+    return this.data.pointerStatus()
+  }
+
   async open(id: string): Promise<ReleaseStore | undefined> {
     if (!RELEASE_ID.test(id)) return undefined
-    let store = this.open_.get(id)
+    const store = this.open_.get(id)
     if (store) return store
     const file = this.data.releaseDb(id)
     if (!existsSync(file)) return undefined
-    store = openSqliteRelease(file)
+    // One check per release, shared by the requests that arrive while it runs.
+    let opening = this.opening.get(id)
+    if (!opening) {
+      opening = this.checkAndOpen(id, file).finally(() => this.opening.delete(id))
+      this.opening.set(id, opening)
+    }
+    return opening
+  }
+
+  private async checkAndOpen(id: string, file: string): Promise<ReleaseStore> {
+    const refused = this.refused.get(id)
+    // An unusable file is re-checked now and then (it may be restored), not on every request.
+    const problem = refused ?? (await releaseFileProblem(file, this.data.manifestPath(id)))
+    if (problem !== undefined) {
+      this.refused.set(id, problem)
+      throw new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${id} is not served: ${problem}.`)
+    }
+    let store: ReleaseStore
+    try {
+      store = openSqliteRelease(file)
+    } catch (err) {
+      this.refused.set(id, (err as Error).message)
+      throw new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${id} is not served: ${(err as Error).message}.`)
+    }
     this.open_.set(id, store)
     return store
   }

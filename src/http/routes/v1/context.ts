@@ -12,8 +12,8 @@ export default async function contextRoute(app: FastifyInstance, { facts }: { fa
       'Facts in a deterministic order (best text match first when `query` is given), within `limit` and `max_tokens`. `page.nextCursor` continues the result set. An ambiguous or unknown part returns no facts, with candidates. The deprecated `revision` adds a `Deprecation` header.',
     querystring: ContextParams,
     scope: 'facts:read',
-    handler: async (p, _req, reply) => {
-      const r = await facts.context(p)
+    handler: async (p, req, reply) => {
+      const r = await facts.context(p, req.apiKey)
       if (r.deprecatedRevision) reply.header('Deprecation', 'true').header('Link', '</openapi.json>; rel="deprecation"')
       return reply.type('application/json; charset=utf-8').send(r.body)
     }

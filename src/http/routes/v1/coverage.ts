@@ -11,6 +11,6 @@ export default async function coverageRoute(app: FastifyInstance, { facts }: { f
     description: 'Per topic: covered (with fact count and target), ambiguous (with candidates) or not covered (with the reason).',
     querystring: PartParams,
     scope: 'facts:read',
-    handler: (p) => facts.coverage(p)
+    handler: (p, req) => facts.coverage(p, req.apiKey)
   })
 }

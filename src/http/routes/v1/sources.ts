@@ -11,6 +11,6 @@ export default async function sourcesRoute(app: FastifyInstance, { facts }: { fa
     description: 'For each source artifact: publisher, distributor, license, upstream repository/commit/URL, archived sha256, size and media type, and trust metadata.',
     querystring: PartParams,
     scope: 'facts:read',
-    handler: (p) => facts.sources(p)
+    handler: (p, req) => facts.sources(p, req.apiKey)
   })
 }

@@ -12,6 +12,6 @@ export default async function resolveRoute(app: FastifyInstance, { facts }: { fa
       'Resolves an ordering code, selector part, RefName, device name or family prefix. Never picks silently: `status` is `resolved`, `ambiguous` (with candidates and why each matched) or `not_found` (with suggestions); ambiguity is judged per topic in `topics`.',
     querystring: ResolveParams,
     scope: 'facts:read',
-    handler: (p) => facts.resolve(p)
+    handler: (p, req) => facts.resolve(p, req.apiKey)
   })
 }
