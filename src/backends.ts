@@ -74,7 +74,8 @@ export class RedisBreaker {
     }
   }
 
-  private close(): void {
+  /** Redis answered (a probe, or a fresh connection's ready check). */
+  close(): void {
     if (this.openSince === undefined) return
     this.log.info(`redis answers again after ${Math.round(performance.now() - this.openSince)} ms: circuit closed, rate limits are enforced`)
     this.openSince = undefined
@@ -124,17 +125,22 @@ export function rateLimitRedis(url: string, log: BackendLog): { redis: Redis; br
     // Never give up: reconnect every second for as long as the process runs.
     retryStrategy: () => 1000
   })
-  const breaker = new RedisBreaker(redis, log)
   let lastWarn = -Infinity
   let down = false
-  redis.on('error', (err: Error) => {
-    down = true
+  // One warning per outage, whether Redis is gone (connection errors) or hung (the breaker).
+  const warn = (msg: string) => {
     const now = performance.now()
     if (now - lastWarn < REDIS_WARN_EVERY_MS) return
     lastWarn = now
-    log.warn(`redis unavailable (${err.message}): rate limits are not enforced until it is back`)
+    log.warn(msg)
+  }
+  const breaker = new RedisBreaker(redis, { warn, info: (m) => log.info(m) })
+  redis.on('error', (err: Error) => {
+    down = true
+    warn(`redis unavailable (${err.message}): rate limits are not enforced until it is back`)
   })
   redis.on('ready', () => {
+    breaker.close()
     if (!down) return
     down = false
     lastWarn = -Infinity
@@ -145,7 +151,8 @@ export function rateLimitRedis(url: string, log: BackendLog): { redis: Redis; br
     critical: false,
     check: async () => {
       if (redis.status !== 'ready') return { ok: false, detail: `redis ${redis.status}: rate limits not enforced` }
-      if (breaker.open) return { ok: false, detail: 'redis does not answer (circuit open): rate limits not enforced' }
+      // allow() also starts a probe, so the circuit closes without waiting for a rate-limited request.
+      if (!breaker.allow()) return { ok: false, detail: 'redis does not answer (circuit open): rate limits not enforced' }
       await redis.ping()
       return { ok: true }
     }

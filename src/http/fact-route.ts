@@ -3,7 +3,6 @@ import type { Static, TObject } from 'typebox'
 import type { Scope } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { JsonObject, problemResponses } from '../schemas/responses.js'
-import { ServiceError } from '../service/errors.js'
 
 /** Statuses every GET operation declares (spec §7.2). */
 export const GET_ERRORS = [400, 401, 403, 429, 500] as const
@@ -16,21 +15,6 @@ export const SERVICE_VERSION_HEADER = {
 /** §5.3: the contract lists "no credential" and "bearer" as alternatives; §5.2 makes bearer required. */
 export const BEARER_ALTERNATIVES: Array<Record<string, string[]>> = [{}, { bearerAuth: [] }]
 
-const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
-
-/** Any method but GET (and HEAD) on a /v1 route answers 405 with Allow (spec §4, §7.4). */
-export function methodNotAllowed(app: FastifyInstance, url: string): void {
-  app.route({
-    method: [...OTHER_METHODS],
-    url,
-    schema: { hide: true },
-    config: { rateLimit: false },
-    handler: async (req) => {
-      throw new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url}; this interface is read-only.`, null, { Allow: 'GET, HEAD' })
-    }
-  })
-}
-
 export interface FactRouteDef<P extends TObject> {
   url: string
   operationId: string
@@ -41,7 +25,7 @@ export interface FactRouteDef<P extends TObject> {
   handler: (params: Static<P>, req: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 }
 
-/** A read-only /v1 operation: query schema, Problem responses, bearer scope, and the 405 twin. */
+/** A read-only /v1 operation: query schema, Problem responses, bearer scope (other methods: src/http/methods.ts). */
 export function factRoute<P extends TObject>(app: FastifyInstance, def: FactRouteDef<P>): void {
   app.route({
     method: 'GET',
@@ -58,5 +42,4 @@ export function factRoute<P extends TObject>(app: FastifyInstance, def: FactRout
     config: def.scope ? { scope: def.scope } : {},
     handler: (req, reply) => def.handler(req.query as Static<P>, req, reply)
   })
-  methodNotAllowed(app, def.url)
 }

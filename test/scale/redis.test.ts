@@ -189,3 +189,68 @@ describe.skipIf(skipOutage !== undefined)('when Redis goes away', () => {
     expect(after).toEqual([200, 200, 200, 429])
   })
 })
+
+describe.skipIf(skipOutage !== undefined)('when Redis hangs (process stopped)', () => {
+  let svc: Instance | undefined
+  let env: NodeJS.ProcessEnv
+  let url: string
+  let pid: number
+  const k = key('hang')
+  const services = (cmd: string) => execFileSync('bash', [SERVICES, cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
+
+  beforeAll(async () => {
+    // A private Redis on a free port: stopping its process cannot disturb other suites.
+    const port = await new Promise<number>((res) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port
+        s.close(() => res(p))
+      })
+    })
+    env = { ...process.env, REDIS_PORT: String(port), SERVICES_DIR: mkdtempSync(join(tmpdir(), 'hwfacts-redis-svc-')) }
+    url = services('redis-start').match(/REDIS_URL=(\S+)/)![1]!
+    pid = Number(execFileSync('cat', [join(env.SERVICES_DIR!, `redis-${port}.pid`)]).toString().trim())
+  })
+  afterAll(async () => {
+    if (pid) process.kill(pid, 'SIGCONT')
+    await closeAll(svc)
+    if (env) {
+      services('redis-stop')
+      rmSync(env.SERVICES_DIR!, { recursive: true, force: true })
+    }
+  })
+
+  it('fails open within milliseconds once Redis is known to hang, and limits again when it answers', { timeout: 60_000 }, async () => {
+    svc = await instance(url, [k.record], 1000)
+    const s = svc
+    expect((await get(s, k.secret)).statusCode).toBe(200)
+
+    process.kill(pid, 'SIGSTOP')
+    // The first request finds out (one command timeout, 500 ms); the circuit opens.
+    const first = performance.now()
+    expect((await get(s, k.secret)).statusCode).toBe(200)
+    expect(performance.now() - first).toBeGreaterThan(400)
+    const times: number[] = []
+    for (let i = 0; i < 50; i++) {
+      const t0 = performance.now()
+      expect((await get(s, k.secret)).statusCode).toBe(200)
+      times.push(performance.now() - t0)
+    }
+    times.sort((x, y) => x - y)
+    // Without the breaker every one of them waits for the 500 ms command timeout.
+    expect(times[Math.floor(times.length * 0.9)]).toBeLessThan(50)
+    expect(s.warnings.some((m) => /circuit open/.test(m))).toBe(true)
+    const ready = await s.app.inject({ method: 'GET', url: '/readyz' })
+    expect(ready.statusCode).toBe(200)
+    expect(ready.json().checks.redis).toMatchObject({ ok: false, critical: false })
+
+    process.kill(pid, 'SIGCONT')
+    await waitFor(async () => {
+      await get(s, k.secret)
+      return s.infos.some((m) => /circuit closed/.test(m))
+    }, 10_000)
+    await waitFor(async () => (await s.app.inject({ method: 'GET', url: '/readyz' })).json().checks.redis.ok === true, 10_000)
+    // Counting again: the budget of 1000 spent so far shows in the remaining count.
+    const r = await get(s, k.secret)
+    expect(Number(r.headers['x-ratelimit-remaining'])).toBeLessThan(1000)
+  })
+})

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ErrorCodeParams, NoParams } from '../../../schemas/params.js'
 import { JsonObject, problemResponses } from '../../../schemas/responses.js'
 import { ERROR_CODES, isErrorCode, ServiceError } from '../../../service/errors.js'
-import { GET_ERRORS, methodNotAllowed, SERVICE_VERSION_HEADER } from '../../fact-route.js'
+import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../../fact-route.js'
 
 /** Stable guidance for one error code, read from the one error table. Needs no credential (spec §5.4). */
 export function errorCodeGuidance(code: string) {
@@ -27,5 +27,4 @@ export default async function errorCodesRoute(app: FastifyInstance) {
     },
     async (req) => errorCodeGuidance((req.params as { code: string }).code)
   )
-  methodNotAllowed(app, '/v1/error-codes/:code')
 }

@@ -3,7 +3,7 @@ import { CONTRACT_VERSION, NoParams } from '../../../schemas/params.js'
 import { ReleaseResponse, problemResponses } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import type { Contract } from '../../contract.js'
-import { BEARER_ALTERNATIVES, GET_ERRORS, methodNotAllowed, SERVICE_VERSION_HEADER } from '../../fact-route.js'
+import { BEARER_ALTERNATIVES, GET_ERRORS, SERVICE_VERSION_HEADER } from '../../fact-route.js'
 
 export default async function releaseRoute(app: FastifyInstance, { facts, contract }: { facts: HardwareFacts; contract: Contract }) {
   app.get(
@@ -21,5 +21,4 @@ export default async function releaseRoute(app: FastifyInstance, { facts, contra
     },
     async () => ({ release: await facts.release(), api: { version: CONTRACT_VERSION, openapi_sha256: contract.digest() } })
   )
-  methodNotAllowed(app, '/v1/release')
 }
