@@ -38,6 +38,9 @@ export function problemBody(code: ErrorCode, detail: string, param: string | nul
 }
 
 /** Errors Node's HTTP parser raises before a request exists (`clientError`), as the Problem they stand for. */
+/** Longest request line answered 414 rather than 431 when Node's 16 KiB header limit overflows. */
+const MAX_URL_BYTES = 8192
+
 type ClientError = Error & { code?: string; rawPacket?: unknown }
 
 function clientErrorCode(err: ClientError): { code: ErrorCode; detail: string } {
@@ -47,7 +50,7 @@ function clientErrorCode(err: ClientError): { code: ErrorCode; detail: string } 
     case 'HPE_HEADER_OVERFLOW': {
       // Node counts the request line with the headers: an overflow before the first line ends is a long URL.
       const line = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.indexOf('\r\n') : -1
-      return line === -1
+      return line === -1 || line > MAX_URL_BYTES
         ? { code: 'URI_TOO_LONG', detail: 'The request target is longer than the service accepts.' }
         : { code: 'HEADERS_TOO_LARGE', detail: 'The request line and headers exceed 16 KiB.' }
     }
@@ -90,7 +93,8 @@ export function frameworkErrors(publicUrl: string | undefined) {
       err.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new ServiceError('URI_TOO_LONG', 'A path segment is longer than the service accepts.')
         : new ServiceError('MALFORMED_REQUEST', 'The request URL is not valid (a bad percent-escape or a NUL byte).')
-    void sendProblem(reply, e, base)
+    // No hooks ran for this request: the security headers are set here.
+    void sendProblem(reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store'), e, base)
   }
 }
 

@@ -247,3 +247,48 @@ describe('the /mcp contract', () => {
     expect(acceptWeight('text/*;q=0.3, text/event-stream;q=0.8', 'text/event-stream')).toBe(0.8)
   })
 })
+
+describe('client mistakes are -32602 Invalid params, logged at most at info', () => {
+  let own: McpTestServer
+  const lines: Array<{ level: number; msg?: string }> = []
+  beforeAll(async () => {
+    own = await startMcpServer({ app: { logger: { level: 'trace', stream: { write: (l: string) => void lines.push(JSON.parse(l)) } } } })
+  })
+  afterAll(async () => own?.close())
+  const send = async (text: string) => {
+    const res = await fetch(own.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...own.auth }, body: text })
+    return { status: res.status, body: (await res.json()) as Obj }
+  }
+
+  it('deeply nested arguments', async () => {
+    for (const open of ['{"a":', '[']) {
+      const close = open === '[' ? ']' : '}'
+      const r = await send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"resolve_part","arguments":{"q":${open.repeat(3000)}1${close.repeat(3000)}}}}`)
+      expect(r.status).toBe(200)
+      expect(r.body.error?.code).toBe(-32602)
+      expect(r.body.result).toBeUndefined()
+    }
+  })
+
+  it('params that do not fit the method (the SDK would answer -32603 with a validation dump)', async () => {
+    for (const [method, params] of [
+      ['tools/call', { name: 5 }],
+      ['tools/call', { arguments: 'x' }],
+      ['initialize', { protocolVersion: 5 }],
+      ['tools/list', { cursor: 5 }]
+    ] as const) {
+      const r = await send(JSON.stringify({ jsonrpc: '2.0', id: 11, method, params }))
+      expect(r.status, method).toBe(200)
+      expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32602 } })
+      expect(r.body.error.message).toMatch(/^Invalid params: params\./)
+      expect(r.body.error.message).not.toMatch(/\n/)
+    }
+    // Nothing above was logged as a warning or an error (pino levels: 40 warn, 50 error).
+    expect(lines.filter((l) => l.level >= 40)).toEqual([])
+  })
+
+  it('a valid call still works', async () => {
+    const r = await send(JSON.stringify(CALL))
+    expect(r.body.result.structuredContent.code).toBe('INVALID_CURSOR')
+  })
+})
