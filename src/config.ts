@@ -10,8 +10,8 @@ export interface Config {
   apiKeysFile: string
   /** HWFACTS_CURSOR_SECRET; when absent, one generated per data directory (src/auth/cursor-secret.ts). */
   cursorSecret?: string
-  /** Base of Problem `docUrl`s: HWFACTS_PUBLIC_URL, else the listen address. */
-  publicUrl: string
+  /** Base of Problem `docUrl`s: HWFACTS_PUBLIC_URL, else the listen address (never a request's Host). */
+  publicUrl?: string
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number; idleMs: number }
   /** Missing or wrong credentials per client address and window before 429. */
   authFailures: { max: number; timeWindowMs: number }
@@ -50,7 +50,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleData: env.HWFACTS_DATA_DIR === undefined,
     apiKeysFile: resolve(env.HWFACTS_API_KEYS_FILE ?? `${dataDir}/api-keys.json`),
     ...(env.HWFACTS_CURSOR_SECRET ? { cursorSecret: env.HWFACTS_CURSOR_SECRET } : {}),
-    publicUrl: env.HWFACTS_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    // Port 0 (tests, benchmarks) has no address to link to before listening: the app's fixed default then.
+    ...(env.HWFACTS_PUBLIC_URL || port !== 0 ? { publicUrl: env.HWFACTS_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
     timeouts: {
       requestMs: int('HWFACTS_REQUEST_TIMEOUT_MS', 10_000, env),
       headersMs: int('HWFACTS_HEADERS_TIMEOUT_MS', 5_000, env),

@@ -54,7 +54,7 @@ export async function start(cfg: Config = loadConfig()) {
     authFailures: cfg.authFailures,
     readinessChecks: backends.readinessChecks,
     ...(backends.rateLimitStore ? { rateLimitStore: backends.rateLimitStore } : {}),
-    publicUrl: cfg.publicUrl,
+    ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
     plugins: [mcpRoute({ maxBytes: cfg.mcpMaxBytes, publicUrl: cfg.publicUrl })]
   })
   app.log.info(`cursor secret: ${secret.source}${cfg.cursorSecret ? '' : ' (set HWFACTS_CURSOR_SECRET for cursors shared by several instances)'}`)

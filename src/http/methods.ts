@@ -23,13 +23,12 @@ export default fp(
       const methods = Array.isArray(r.method) ? r.method : [r.method]
       if (methods.includes('GET') && r.url.startsWith('/v1/')) routes.push(pathPattern(r.url))
     })
-    app.addHook('onRequest', (req, reply, done) => {
+    app.addHook('onRequest', (req, _reply, done) => {
       if (req.method === 'GET' || !req.url.startsWith('/v1/')) return done()
       const q = req.url.indexOf('?')
       const path = q === -1 ? req.url : req.url.slice(0, q)
       if (!routes.some((p) => p.test(path))) return done()
-      // The body, if any, is not read: close rather than leave it on the connection.
-      reply.header('connection', 'close')
+      // A body, if any, is not parsed: Node discards it (within the request timeout) and keeps the connection.
       done(new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; this interface is read-only: use GET.`, null, { Allow: 'GET' }))
     })
   },
