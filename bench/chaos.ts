@@ -188,7 +188,10 @@ const agent = new Agent({ keepAlive: true, maxSockets: 32 })
 function send(port: number, h: Hostile): Promise<Answer> {
   if (h.raw) return sendRaw(port, h.raw)
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, method: h.method, path: h.path, headers: h.headers ?? {}, agent }, (res) => {
+    // Framed explicitly: Node's client sends a DELETE or OPTIONS body without Content-Length, which
+    // HTTP reads as the start of the next request on the connection.
+    const headers = h.body !== undefined ? { ...h.headers, 'content-length': String(Buffer.byteLength(h.body)) } : (h.headers ?? {})
+    const req = request({ host: '127.0.0.1', port, method: h.method, path: h.path, headers, agent }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (c: string) => (body += c))
@@ -252,6 +255,13 @@ function judge(h: Hostile, a: Answer): string | undefined {
 }
 
 // ---- the run ----------------------------------------------------------------------------
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+/** User + system CPU time of a process in ms (Linux). */
+function serverCpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS
+}
+
 const scratch = mkdtempSync(join(tmpdir(), 'hwfacts-chaos-'))
 const services = (cmd: string) => execFileSync('bash', [join(ROOT, '.ci/services.sh'), cmd], { env: { ...process.env, REDIS_PORT, SERVICES_DIR: join(scratch, 'services') }, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
 const redisPid = () => Number(readFileSync(join(scratch, 'services', `redis-${REDIS_PORT}.pid`), 'utf8').trim())
@@ -341,13 +351,20 @@ try {
     mcp('resolve_part', { q: 'STM32F407VG' }),
     { method: 'GET', path: '/readyz' }
   ]
-  const rss: Array<{ t: number; mb: number }> = []
+  const rss: Array<{ t: number; mb: number; cpuPct: number }> = []
   const events: Array<{ t: number; event: string }> = []
   const t2 = performance.now()
   const at = () => Math.round((performance.now() - t2) / 100) / 10
-  const sampler = setInterval(() => rss.push({ t: at(), mb: server!.rssMb().rss }), 1000)
+  // RSS, and the server's CPU share in the last second (it shows the server kept working throughout).
+  let cpu0 = serverCpuMs(server.proc.pid!)
+  const sampler = setInterval(() => {
+    const cpu1 = serverCpuMs(server!.proc.pid!)
+    rss.push({ t: at(), mb: server!.rssMb().rss, cpuPct: Math.round((cpu1 - cpu0) / 10) })
+    cpu0 = cpu1
+  }, 1000)
   const faults = (async () => {
-    const step = (SECONDS * 1000) / 12
+    // 10 promotions a step apart, faults half a step after six of them: all within the load.
+    const step = (SECONDS * 1000) / 14
     const plan: Array<[string, () => void]> = [
       ['redis killed', () => services('redis-stop')],
       ['redis restarted', () => services('redis-start')],
