@@ -68,8 +68,10 @@ export async function start(cfg: Config = loadConfig()) {
   })
   closeWithGrace({ delay: cfg.drainMs + 15_000, skip: ['SIGHUP'], logger: app.log }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error')
-    else app.log.info(`${signal ?? 'close'}: draining for ${cfg.drainMs} ms, then closing`)
-    await drainAndClose(app, err ? 0 : cfg.drainMs)
+    // SIGTERM is an orchestrator's stop: drain. SIGINT (Ctrl-C) and errors close at once.
+    const drainMs = signal === 'SIGTERM' ? cfg.drainMs : 0
+    if (!err) app.log.info(`${signal ?? 'close'}: draining for ${drainMs} ms, then closing`)
+    await drainAndClose(app, drainMs)
     await backends.close()
   })
   const address = await app.listen({ host: cfg.host, port: cfg.port })

@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildRelease } from '../../indexer/build.js'
+import { generateKey } from '../../src/auth/keys.js'
+import { DataDir } from '../../src/store/layout.js'
+import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+
+/** src/server.ts as an operator runs it: its own process, configured by the environment, stopped by signals. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+let dataDir: string
+const key = generateKey('proc')
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-proc-'))
+  new DataDir(dataDir).promote((await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })).id)
+})
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+function serve(env: Record<string, string>): { proc: ChildProcess; url: Promise<string>; output: () => string; exit: Promise<number | null> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/server.ts')], {
+    env: { ...process.env, HWFACTS_DATA_DIR: dataDir, PORT: '0', REDIS_URL: '', ELASTICSEARCH_URL: '', OPENSEARCH_URL: '', HWFACTS_CURSOR_SECRET: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  const exit = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)))
+  const url = new Promise<string>((res, rej) => {
+    proc.stdout!.on('data', () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out)
+      if (m) res(m[1]!)
+    })
+    void exit.then((code) => rej(new Error(`server exited with ${code}: ${out}`)))
+  })
+  // Awaited only by the tests that expect the server up.
+  url.catch(() => {})
+  return { proc, url, output: () => out, exit }
+}
+
+describe('src/server.ts', () => {
+  it('refuses to start without its keys file (not a development data dir), or with a wrong one', async () => {
+    const missing = serve({ HWFACTS_API_KEYS_FILE: join(dataDir, 'absent.json') })
+    expect(await missing.exit).toBe(1)
+    expect(missing.output()).toMatch(/no API keys file/)
+    const file = join(dataDir, 'bad-keys.json')
+    writeFileSync(file, JSON.stringify({ keys: [{ ...key.record, releases: '*' }] }))
+    const wrong = serve({ HWFACTS_API_KEYS_FILE: file })
+    expect(await wrong.exit).toBe(1)
+    expect(wrong.output()).toMatch(/no key of this file is used/)
+  })
+
+  it('on SIGTERM drains (readyz 503, Connection: close, no reset), then exits 0; the cursor secret was made for the data dir', { timeout: 60_000 }, async () => {
+    const file = join(dataDir, 'keys.json')
+    writeFileSync(file, JSON.stringify({ keys: [key.record] }))
+    const s = serve({ HWFACTS_API_KEYS_FILE: file, HWFACTS_DRAIN_MS: '1500', LOG_LEVEL: 'info' })
+    const base = await s.url
+    expect(s.output()).toMatch(/cursor secret: .*cursor-secret/)
+    expect(statSync(join(dataDir, 'cursor-secret')).mode & 0o777).toBe(0o600)
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 })
+    const get = (path: string) =>
+      new Promise<{ status: number; close: boolean }>((res, rej) => {
+        const req = request(`${base}${path}`, { agent, headers: { authorization: `Bearer ${key.secret}` } }, (r) => {
+          r.resume()
+          r.on('end', () => res({ status: r.statusCode!, close: r.headers.connection === 'close' }))
+        })
+        req.on('error', rej)
+        req.end()
+      })
+    const failures: string[] = []
+    let drained = 0
+    // Kept-alive clients that leave when told Connection: close, as a load balancer's pool does.
+    const clients = Array.from({ length: 8 }, async () => {
+      for (;;) {
+        try {
+          const r = await get('/v1/release')
+          if (r.status !== 200) failures.push(String(r.status))
+          if (r.close) return void drained++
+        } catch (err) {
+          return void failures.push((err as NodeJS.ErrnoException).code ?? String(err))
+        }
+      }
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    s.proc.kill('SIGTERM')
+    await new Promise((r) => setTimeout(r, 300))
+    const ready = await get('/readyz')
+    expect(ready.status).toBe(503)
+    await Promise.all(clients)
+    expect(await s.exit).toBe(0)
+    agent.destroy()
+    expect(failures).toEqual([])
+    expect(drained).toBe(8)
+  })
+})
