@@ -229,11 +229,16 @@ describe('the /mcp contract', () => {
     const doc = (await (await fetch(new URL('/openapi.json', srv.base))).json()) as Obj
     const op = doc.paths['/mcp'].post
     expect(Object.keys(doc.paths['/mcp'])).toEqual(['post'])
-    expect(op.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { required: ['jsonrpc', 'method'], additionalProperties: true } } } })
+    expect(op.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } })
+    const request = doc.components.schemas.JsonRpcRequest
+    expect(request).toMatchObject({ required: ['jsonrpc', 'method'], additionalProperties: true })
+    // What the server accepts as an id: a string or an integer (as the SDK does), absent for a notification.
+    expect(request.properties.id.anyOf).toEqual([{ type: 'string' }, { type: 'integer' }])
     expect(op.security).toEqual([{}, { bearerAuth: [] }])
     expect(op.description).toMatch(/bearer credential is required, as on \/v1/)
     expect(Object.keys(op.responses['200'].content)).toEqual(['application/json'])
-    for (const s of ['400', '413']) expect(op.responses[s].content['application/json'].schema).toMatchObject({ required: ['jsonrpc', 'error', 'id'], additionalProperties: false })
+    for (const s of ['400', '413']) expect(op.responses[s].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcError' })
+    expect(doc.components.schemas.JsonRpcError).toMatchObject({ required: ['jsonrpc', 'error', 'id'], additionalProperties: false })
     for (const s of ['401', '403', '429']) expect(Object.keys(op.responses[s].content)).toEqual(['application/problem+json'])
   })
 
