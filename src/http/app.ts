@@ -10,6 +10,7 @@ import auth from './auth.js'
 import { Contract } from './contract.js'
 import problems from './problem.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
+import docsRoute from './routes/docs.js'
 import openapiRoute, { registerContract } from './routes/openapi.js'
 import pingRoute from './routes/ping.js'
 import catalogPartRoute from './routes/v1/catalog/part.js'
@@ -85,6 +86,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(pingRoute)
   await app.register(openapiRoute, ctx)
+  await app.register(docsRoute)
   await app.register(healthRoutes, { ...ctx, checks: opts.readinessChecks ?? [], version: opts.version ?? '0.0.0' })
   await app.register(errorCodesRoute)
   await app.register(resolveRoute, ctx)

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { StringEnum } from './components.js'
 import { Topic } from './facts.js'
 
 /** The parts of resolution, catalog, coverage and provenance answers (src/service/facts.ts builds them). */
@@ -7,14 +8,14 @@ const closed = { additionalProperties: false } as const
 const Sha256 = Type.String({ pattern: '^[a-f0-9]{64}$' })
 export const ReleaseId = Type.String({ pattern: '^[a-f0-9]{16}$', description: 'Id of the corpus release that answered.' })
 
-export const MatchKind = Type.Union([Type.Enum(['exact', 'ordering-code', 'prefix']), Type.Null()], {
+export const MatchKind = Type.Union([StringEnum(['exact', 'ordering-code', 'prefix']), Type.Null()], {
   $id: 'MatchKind',
   description: 'How the query matched: its exact name, an ordering code of a selector part, or a name prefix; null when nothing matched.'
 })
 
 const partProps = {
   name: Type.String({ description: 'As the publisher writes it: `STM32F407VGTx`, `STM32F407V(E-G)Tx`, `nRF52840`.' }),
-  kind: Type.Enum(['selector-part', 'refname', 'device'], { description: 'selector-part: orderable; refname and device: a group of parts.' }),
+  kind: StringEnum(['selector-part', 'refname', 'device'], { description: 'selector-part: orderable; refname and device: a group of parts.' }),
   package: Type.Optional(Type.String()),
   family: Type.Optional(Type.String()),
   line: Type.Optional(Type.String()),
@@ -140,7 +141,7 @@ export const Release = Type.Object(
     sourceCount: Type.Integer({ minimum: 0 }),
     complete: Type.Boolean({ description: 'Every source parsed without a problem.' }),
     kept: Type.Array(ReleaseId, { description: 'Ids of the kept releases, usable as `corpus_release`.' }),
-    store: Type.Enum(['sqlite', 'search-engine'])
+    store: StringEnum(['sqlite', 'search-engine'])
   },
   { additionalProperties: true, $id: 'Release', description: 'The promoted immutable corpus release (spec: a free-form object; these members are always present).' }
 )

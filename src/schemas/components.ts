@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox'
+import { Type, type TEnum, type TSchema, type TSchemaOptions } from 'typebox'
 
 /**
  * Every named schema (`$id`) is one OpenAPI component. The schemas nest each other directly, so
@@ -62,4 +62,9 @@ export function namedSchemas(roots: readonly TSchema[]): TSchema[] {
   }
   roots.forEach(visit)
   return [...byId.values()]
+}
+
+/** An enum of strings that says it is one (`type: string`), so documents and generated types show it. */
+export function StringEnum<Values extends string[]>(values: readonly [...Values], options: { description?: string; $id?: string } = {}): TEnum<Values> {
+  return Type.Enum(values, { ...options, type: 'string' } as TSchemaOptions)
 }

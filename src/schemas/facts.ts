@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { StringEnum } from './components.js'
 
 /**
  * A fact as /v1/context and get_context return it: the JSON the indexer stores per fact
@@ -10,7 +11,7 @@ const closed = { additionalProperties: false } as const
 const Hex = (description: string) => Type.String({ pattern: '^0x[0-9A-Fa-f]+$', description })
 const Text = (description: string) => Type.Union([Type.String(), Type.Null()], { description })
 
-export const Topic = Type.Enum(['registers', 'pins', 'electrical', 'errata'], { $id: 'Topic', description: 'Fact topic.' })
+export const Topic = StringEnum(['registers', 'pins', 'electrical', 'errata'], { $id: 'Topic', description: 'Fact topic.' })
 
 export const Evidence = Type.Object(
   {
@@ -130,7 +131,7 @@ export const ErratumValue = Type.Object(
     number: Type.Integer(),
     series: Type.String(),
     device: Type.String(),
-    kind: Type.Enum(['erratum', 'configuration']),
+    kind: StringEnum(['erratum', 'configuration']),
     function: Type.String({ description: 'The MDK function that decides whether the erratum applies.' }),
     partCode: Type.Union([Type.String(), Type.Null()]),
     variants: Type.Array(Type.String()),

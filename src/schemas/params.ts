@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { StringEnum } from './components.js'
 import type { Topic } from '../model/fact.js'
 
 /**
@@ -42,7 +43,7 @@ export type CatalogPartParams = Static<typeof CatalogPartParams>
 export const ContextParams = Type.Object(
   {
     part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier (ordering code, selector part, RefName or device name) that resolves for this topic; resolve it first.' }),
-    topic: Type.Enum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic: registers, pins, electrical or errata.' }),
+    topic: StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic: registers, pins, electrical or errata.' }),
     query: Type.Optional(Type.String({ minLength: 3, maxLength: 2000, description: 'Free text: only facts matching at least one term are returned, most matching terms first.' })),
     fact_names: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated exact fact names (case-insensitive), e.g. `RCC.AHB1ENR,GPIOA.MODER`. ORed with fact_name_prefixes.' })),
     fact_name_prefixes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated fact-name prefixes, e.g. `USART1.`. ORed with fact_names.' })),

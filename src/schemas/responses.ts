@@ -17,7 +17,7 @@ import {
   TopicResolutions,
   TopicSource
 } from './catalog.js'
-import { ref } from './components.js'
+import { ref, StringEnum } from './components.js'
 import { Fact } from './facts.js'
 import { CONTRACT_VERSION } from './params.js'
 
@@ -116,7 +116,7 @@ export const ErrorCodeGuidance = Type.Object(
 )
 
 const release = ReleaseId
-const status = <T extends string[]>(values: [...T], description?: string) => Type.Enum(values, description ? { description } : {})
+const status = <T extends string[]>(values: [...T], description?: string) => StringEnum(values, description ? { description } : {})
 const candidates = Type.Array(Candidate, { description: 'Ranked; at most `candidate_limit` (10 by default). Never chosen for you.' })
 const candidateCount = Type.Integer({ minimum: 0, description: 'All candidates, of which `candidates` lists the first.' })
 
@@ -219,7 +219,7 @@ export const Page = Type.Object(
     limit: Type.Integer({ minimum: 1 }),
     maxTokens: Type.Integer({ minimum: 256 }),
     tokens: Type.Integer({ minimum: 0, description: 'Tokens of the whole response (cl100k_base), at most maxTokens.' }),
-    truncatedBy: Type.Union([Type.Enum(['limit', 'max_tokens']), Type.Null()], { description: 'Why the page ended before the result set did; null when it did not.' }),
+    truncatedBy: Type.Union([StringEnum(['limit', 'max_tokens']), Type.Null()], { description: 'Why the page ended before the result set did; null when it did not.' }),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` to continue; null when there is nothing more to page to.' }),
     budgetTooSmall: Type.Boolean({
       description: 'True when max_tokens could not fit even the next fact: `facts` is empty although facts remain. Repeat with max_tokens of at least `neededMaxTokens` (and the same cursor).'
@@ -235,7 +235,7 @@ export const ContextResponse = Type.Object(
     part: Type.String({ description: 'The part as asked.' }),
     topic: Topic,
     status: status(['ok', 'ambiguous', 'not_covered', 'not_found'], 'Only `ok` returns facts; otherwise `facts` is empty and candidates, reason or suggestions say why.'),
-    resolvedPart: Type.Optional(Type.Object({ name: Type.String(), kind: Type.Enum(['selector-part', 'refname', 'device']) }, closed)),
+    resolvedPart: Type.Optional(Type.Object({ name: Type.String(), kind: StringEnum(['selector-part', 'refname', 'device']) }, closed)),
     target: Type.Union([ContextTarget, Type.Null()]),
     filters: ContextFilters,
     facts: Type.Array(Fact),

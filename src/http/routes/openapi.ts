@@ -31,8 +31,14 @@ export async function registerContract(app: FastifyInstance, opts: { publicUrl?:
       servers: [opts.publicUrl ? { url: opts.publicUrl.replace(/\/+$/, ''), description: 'This deployment' } : { url: '/', description: 'The server this document is served from' }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API credential issued by the operator.' } } }
     },
-    // Components are named by their `$id` (`#/components/schemas/Fact`), not `def-N`.
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) }
+    // Components are named by their `$id` (`#/components/schemas/Fact`), not `def-N`; the title shows it in /docs.
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => {
+        if (typeof json.$id !== 'string') return `def-${i}`
+        json.title ??= json.$id
+        return json.$id
+      }
+    }
   })
 }
 
