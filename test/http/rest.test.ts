@@ -396,6 +396,57 @@ describe('context', () => {
   })
 })
 
+describe('typed contract', () => {
+  it('every 200 body is a named component, referenced with $ref, and Problem is defined once', async () => {
+    const res = await anon('/openapi.json')
+    const doc = res.json()
+    const bodies: Record<string, string> = {
+      '/ping': 'Ping',
+      '/livez': 'Health',
+      '/v1/error-codes/{code}': 'ErrorCodeGuidance',
+      '/v1/parts/resolve': 'ResolveResponse',
+      '/v1/catalog/search': 'CatalogSearchResponse',
+      '/v1/catalog/part': 'CatalogPartResponse',
+      '/v1/context': 'ContextResponse',
+      '/v1/release': 'ReleaseResponse',
+      '/v1/coverage': 'CoverageResponse',
+      '/v1/sources': 'SourcesResponse'
+    }
+    for (const [path, name] of Object.entries(bodies)) {
+      expect(doc.paths[path].get.responses['200'].content['application/json'].schema, path).toEqual({ $ref: `#/components/schemas/${name}` })
+      expect(doc.components.schemas[name], name).toBeDefined()
+    }
+    for (const name of ['Fact', 'RegisterFact', 'Evidence', 'Page', 'Candidate', 'Target', 'Source', 'Release', 'Problem', 'TopicResolution']) expect(doc.components.schemas[name], name).toBeDefined()
+    // The Problem schema is written once; every error response points to it.
+    expect(res.body.match(/"request_id":\{/g)).toHaveLength(1)
+    expect(doc.paths['/v1/context'].get.responses['429'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' })
+    expect(doc.servers).toEqual([{ url: '/', description: 'The server this document is served from' }])
+  })
+
+  it('servers names the configured public URL', async () => {
+    const other = await testApp(dataDir, { publicUrl: 'https://hwfacts.example.net/' })
+    try {
+      expect((await other.app.inject({ url: '/openapi.json' })).json().servers).toEqual([{ url: 'https://hwfacts.example.net', description: 'This deployment' }])
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('serializing with the schemas drops nothing the service answers', async () => {
+    // fast-json-stringify writes declared members only: a member the schema missed would vanish here.
+    const same = async (url: string, answer: unknown) => expect((await get(url)).json(), url).toEqual(JSON.parse(JSON.stringify(answer)))
+    for (const q of ['STM32F407VGT6', 'STM32F4', 'STM32F407', 'nRF52840', 'STM32F999XX', 'STM32L4x6']) {
+      await same(`/v1/parts/resolve?q=${q}`, await t.facts.resolve({ q }))
+      await same(`/v1/catalog/search?q=${q}`, await t.facts.catalogSearch({ q }))
+      await same(`/v1/catalog/part?part=${q}`, await t.facts.catalogPart({ part: q }))
+      await same(`/v1/coverage?part=${q}`, await t.facts.coverage({ part: q }))
+      await same(`/v1/sources?part=${q}`, await t.facts.sources({ part: q }))
+    }
+    const release = (await get('/v1/release')).json()
+    expect(release.release).toEqual(JSON.parse(JSON.stringify(await t.facts.release())))
+  })
+})
+
 describe('catalog, coverage, sources, release', () => {
   it('catalog search lists selector parts by prefix and ordering code', async () => {
     const r = (await get('/v1/catalog/search?q=STM32F407V&candidate_limit=20')).json()
