@@ -5,6 +5,12 @@ import { Topic } from './facts.js'
 /** The parts of resolution, catalog, coverage and provenance answers (src/service/facts.ts builds them). */
 
 const closed = { additionalProperties: false } as const
+/**
+ * Resolution and coverage answers grow with the curation (reasons, per-core detail): these stay
+ * open so a member added in the service is not dropped by the serializer before it is described
+ * here. The contract tests check them as closed, so an undescribed member still fails a test.
+ */
+const growing = { additionalProperties: true } as const
 const Sha256 = Type.String({ pattern: '^[a-f0-9]{64}$' })
 export const ReleaseId = Type.String({ pattern: '^[a-f0-9]{16}$', description: 'Id of the corpus release that answered.' })
 
@@ -40,7 +46,7 @@ export const Candidate = Type.Object({ ...partProps, name: Type.String({ descrip
 })
 export const CatalogHit = Type.Object({ ...partProps, why, topics: Type.Array(Topic, { description: 'Topics this entity has a document target for.' }) }, { ...closed, $id: 'CatalogHit' })
 export const Suggestion = Type.Object({ name: Type.String(), distance: Type.Integer({ minimum: 0, description: 'Edit distance to the query.' }) }, { ...closed, $id: 'Suggestion', description: 'A known name close to an unknown one.' })
-const suggestions = Type.Optional(Type.Array(Suggestion, { description: 'Present when nothing matched: the nearest known names.' }))
+export const suggestions = Type.Optional(Type.Array(Suggestion, { description: 'Present when nothing matched: the nearest known names.' }))
 
 export const SourceRef = Type.Object({ path: Type.String({ description: 'Artifact path in the source inventory.' }), sha256: Sha256 }, { ...closed, $id: 'SourceRef' })
 
@@ -54,10 +60,10 @@ export const Target = Type.Object(
     parts: Type.Optional(Type.Array(Type.String(), { description: 'Up to 20 of the matched parts this target serves.' })),
     partCount: Type.Optional(Type.Integer({ minimum: 0 }))
   },
-  { ...closed, $id: 'Target', description: 'A document target a part maps to for one topic.' }
+  { ...growing, $id: 'Target', description: 'A document target a part maps to for one topic.' }
 )
 
-export const TopicResolved = Type.Object({ status: Type.Literal('resolved'), target: Target }, { ...closed, $id: 'TopicResolved', description: 'Exactly one document target: facts can be read.' })
+export const TopicResolved = Type.Object({ status: Type.Literal('resolved'), target: Target }, { ...growing, $id: 'TopicResolved', description: 'Exactly one document target: facts can be read.' })
 export const TopicAmbiguous = Type.Object(
   {
     status: Type.Literal('ambiguous'),
@@ -65,7 +71,7 @@ export const TopicAmbiguous = Type.Object(
     candidateCount: Type.Integer({ minimum: 0 }),
     hint: Type.String({ description: 'What to pass to make it unambiguous.' })
   },
-  { ...closed, $id: 'TopicAmbiguous', description: 'Several document targets match: none is picked.' }
+  { ...growing, $id: 'TopicAmbiguous', description: 'Several document targets match: none is picked.' }
 )
 export const TopicNotCovered = Type.Object(
   {
@@ -73,18 +79,18 @@ export const TopicNotCovered = Type.Object(
     reason: Type.String(),
     availablePackages: Type.Optional(Type.Array(Type.String(), { description: 'Packages the part does come in, when `package` matched none.' }))
   },
-  { ...closed, $id: 'TopicNotCovered', description: 'No source in this release gives this topic for the part.' }
+  { ...growing, $id: 'TopicNotCovered', description: 'No source in this release gives this topic for the part.' }
 )
 export const TopicResolution = Type.Union([TopicResolved, TopicAmbiguous, TopicNotCovered], { $id: 'TopicResolution' })
 export const TopicCoverage = Type.Union(
-  [Type.Object({ status: Type.Literal('covered'), factCount: Type.Integer({ minimum: 0 }), target: Target }, { ...closed, $id: 'TopicCovered' }), TopicAmbiguous, TopicNotCovered],
+  [Type.Object({ status: Type.Literal('covered'), factCount: Type.Integer({ minimum: 0 }), target: Target }, { ...growing, $id: 'TopicCovered' }), TopicAmbiguous, TopicNotCovered],
   { $id: 'TopicCoverage' }
 )
 export const TopicSource = Type.Union(
-  [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...closed, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered],
+  [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...growing, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered],
   { $id: 'TopicSource' }
 )
-const perTopic = <T extends Parameters<typeof Type.Object>[0][string]>(id: string, t: T, description: string) =>
+export const perTopic = <T extends Parameters<typeof Type.Object>[0][string]>(id: string, t: T, description: string) =>
   Type.Object({ registers: t, pins: t, electrical: t, errata: t }, { ...closed, $id: id, description })
 export const TopicResolutions = perTopic('TopicResolutions', TopicResolution, 'Resolution per topic: a part may be unambiguous for registers and ambiguous for pins.')
 
@@ -146,4 +152,3 @@ export const Release = Type.Object(
   { additionalProperties: true, $id: 'Release', description: 'The promoted immutable corpus release (spec: a free-form object; these members are always present).' }
 )
 
-export { Topic, perTopic, suggestions }

@@ -11,14 +11,13 @@ import {
   Source,
   SourceRef,
   suggestions,
-  Topic,
   Target,
   TopicCoverage,
   TopicResolutions,
   TopicSource
 } from './catalog.js'
 import { ref, StringEnum } from './components.js'
-import { Fact } from './facts.js'
+import { Fact, Topic } from './facts.js'
 import { CONTRACT_VERSION } from './params.js'
 
 /**
@@ -29,7 +28,7 @@ import { CONTRACT_VERSION } from './params.js'
 const closed = { additionalProperties: false } as const
 const open = { additionalProperties: true } as const
 
-export const Ping = Type.Object({ status: Type.Literal('ok'), message: Type.Literal('pong') }, { ...closed, $id: 'Ping' })
+export const Ping = Type.Object({ status: Type.Literal('ok'), message: Type.Literal('pong') }, { ...closed, $id: 'Ping', description: 'The service answers.' })
 
 export const ApiIdentity = Type.Object(
   {
@@ -41,7 +40,8 @@ export const ApiIdentity = Type.Object(
 
 export const HealthCheck = Type.Object(
   { ok: Type.Boolean(), detail: Type.Optional(Type.String()), critical: Type.Optional(Type.Boolean({ description: 'Whether the service cannot answer without it.' })) },
-  { ...closed, $id: 'HealthCheck' }
+  // Open: a readiness check may report more than ok/detail; tests check it closed.
+  { ...open, $id: 'HealthCheck' }
 )
 
 export const Health = Type.Object(
@@ -55,14 +55,14 @@ export const Health = Type.Object(
     api: Type.Optional(ApiIdentity),
     checks: Type.Optional(Type.Object({}, { additionalProperties: HealthCheck, description: 'Readiness: each backend checked, by name.' }))
   },
-  { ...open, $id: 'Health' }
+  { ...open, $id: 'Health', description: 'Liveness or readiness; readiness adds the release, the API identity and each backend check.' }
 )
 
-export const ReleaseResponse = Type.Object({ release: Release, api: ApiIdentity }, { ...closed, $id: 'ReleaseResponse' })
+export const ReleaseResponse = Type.Object({ release: Release, api: ApiIdentity }, { ...closed, $id: 'ReleaseResponse', description: 'The promoted corpus release and the API contract in use.' })
 
 export const OpenApiDocument = Type.Object(
   { openapi: Type.String(), info: Type.Object({}, open), paths: Type.Object({}, open) },
-  { ...open, $id: 'OpenApiDocument' }
+  { ...open, $id: 'OpenApiDocument', description: 'This document (OpenAPI 3.1.1).' }
 )
 
 export const Problem = Type.Object(
@@ -112,7 +112,7 @@ export const ErrorCodeGuidance = Type.Object(
     retryable: Type.Boolean({ description: 'Whether the same request may succeed later.' }),
     guidance: Type.String({ description: 'How to recover.' })
   },
-  { ...open, $id: 'ErrorCodeGuidance' }
+  { ...open, $id: 'ErrorCodeGuidance', description: 'What an error code means and how to recover.' }
 )
 
 const release = ReleaseId
@@ -134,7 +134,7 @@ export const ResolveResponse = Type.Object(
     suggestions,
     next: Type.String({ description: 'What to do next.' })
   },
-  { ...open, $id: 'ResolveResponse' }
+  { ...open, $id: 'ResolveResponse', description: 'The part resolved per topic, or the candidates to choose from: never picked silently.' }
 )
 
 export const CatalogSearchResponse = Type.Object(
@@ -148,7 +148,7 @@ export const CatalogSearchResponse = Type.Object(
     total: Type.Integer({ minimum: 0, description: 'All matches, of which `results` lists the first `candidate_limit`.' }),
     suggestions
   },
-  { ...open, $id: 'CatalogSearchResponse' }
+  { ...open, $id: 'CatalogSearchResponse', description: 'Selector parts and RefNames matching the query.' }
 )
 
 export const CatalogPartResponse = Type.Object(
@@ -163,7 +163,7 @@ export const CatalogPartResponse = Type.Object(
     candidateCount: Type.Optional(candidateCount),
     suggestions
   },
-  { ...open, $id: 'CatalogPartResponse' }
+  { ...open, $id: 'CatalogPartResponse', description: 'One catalog entry, its document target per topic and the sources behind them.' }
 )
 
 const partStatus = status(['resolved', 'ambiguous', 'not_found'])
@@ -180,7 +180,7 @@ export const CoverageResponse = Type.Object(
     candidateCount: Type.Optional(candidateCount),
     suggestions
   },
-  { ...open, $id: 'CoverageResponse' }
+  { ...open, $id: 'CoverageResponse', description: 'Which topics this release covers for the part, and why not the others.' }
 )
 
 export const SourcesResponse = Type.Object(
@@ -192,7 +192,7 @@ export const SourcesResponse = Type.Object(
     sources: Type.Array(Source),
     suggestions
   },
-  { ...open, $id: 'SourcesResponse' }
+  { ...open, $id: 'SourcesResponse', description: 'The source artifacts behind the part, with publisher provenance and trust metadata.' }
 )
 
 export const ContextTarget = Type.Object(
@@ -248,7 +248,7 @@ export const ContextResponse = Type.Object(
     availablePackages: Type.Optional(Type.Array(Type.String())),
     notes: Type.Optional(Type.Array(Type.String()))
   },
-  { ...open, $id: 'ContextResponse' }
+  { ...open, $id: 'ContextResponse', description: 'A page of evidence-backed facts for one part and topic, within limit and max_tokens.' }
 )
 export type ContextResponse = Static<typeof ContextResponse>
 

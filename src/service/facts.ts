@@ -451,8 +451,8 @@ export class HardwareFacts {
     // The real cursor may tokenize longer than the placeholder: give facts back until the whole fits.
     for (;;) {
       if (taken.length === 0) {
-        const next = rows[0]!
-        const neededMaxTokens = env.fullHeadTokens + tailTokens + next.tokens + 3
+        // With every filter echoed, and room for a max_tokens of more digits and the comma.
+        const neededMaxTokens = env.fullHeadTokens + tailTokens + rows[0]!.tokens + 3
         notes.push(`The next fact alone needs about ${neededMaxTokens} tokens with this answer's envelope, more than max_tokens allows: repeat with max_tokens of at least ${neededMaxTokens}.`)
         return { body: env.empty(emptyPage({ neededMaxTokens }), {}), deprecatedRevision: p.revision !== undefined }
       }
@@ -474,8 +474,8 @@ type ContextExtra = Pick<ContextResponse, 'suggestions' | 'candidates' | 'candid
 /**
  * A context answer's JSON around its facts, within max_tokens counted over the whole response:
  * the head (release … filters), the facts (token counts from the index, plus one per comma), and the
- * tail (page, what replaces facts, notes). The parts are counted apart: a JSON text split at
- * punctuation never tokenizes into fewer tokens than the parts (the tests check it with the real
+ * tail (page, what replaces facts, notes). The parts are counted apart: joined at punctuation, they
+ * never tokenize into more tokens than their counts add up to (the tests check it with the real
  * tokenizer). Fact bodies are stored serialized, so the answer is assembled as a string.
  */
 class Envelope {
