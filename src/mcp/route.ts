@@ -9,7 +9,7 @@ import type { Contract } from '../http/contract.js'
 import { BEARER_ALTERNATIVES } from '../http/fact-route.js'
 import { publicBase } from '../http/problem.js'
 import { ref } from '../schemas/components.js'
-import { JsonObject, JsonRpcError, JsonRpcRequest, problemResponses } from '../schemas/responses.js'
+import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, problemResponses } from '../schemas/responses.js'
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { createMcpServer } from './server.js'
@@ -122,7 +122,7 @@ export function mcpRoute(opts: McpOptions = {}) {
         body: { content: { 'application/json': { schema: ref(JsonRpcRequest) } }, required: true },
         security: BEARER_ALTERNATIVES,
         response: {
-          200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: JsonObject } } },
+          200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: ref(JsonRpcResponse) } } },
           202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
           400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: ref(JsonRpcError) } } },
           413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: ref(JsonRpcError) } } },

@@ -83,8 +83,6 @@ export const Problem = Type.Object(
   { ...closed, $id: 'Problem', description: 'An error (RFC 9457). `code` is stable; /v1/error-codes/{code} explains it.' }
 )
 
-export const JsonObject = Type.Object({}, open)
-
 export const JsonRpcRequest = Type.Object(
   {
     jsonrpc: Type.Literal('2.0'),
@@ -95,10 +93,22 @@ export const JsonRpcRequest = Type.Object(
   { ...open, $id: 'JsonRpcRequest', description: 'One JSON-RPC 2.0 request or notification (batches are not supported).' }
 )
 
+const RpcError = Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Object({}, open)) }, open)
+
+export const JsonRpcResponse = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Union([Type.String(), Type.Integer()], { description: 'The id of the request answered.' }),
+    result: Type.Optional(Type.Object({}, { ...open, description: 'The MCP result, e.g. of `tools/list` or `tools/call` (with `structuredContent` matching the tool\'s outputSchema).' })),
+    error: Type.Optional(RpcError)
+  },
+  { ...open, $id: 'JsonRpcResponse', description: 'One JSON-RPC 2.0 response: `result`, or `error` (e.g. -32602 for an unknown tool).' }
+)
+
 export const JsonRpcError = Type.Object(
   {
     jsonrpc: Type.Literal('2.0'),
-    error: Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Object({}, open)) }, open),
+    error: RpcError,
     id: Type.Union([Type.String(), Type.Integer(), Type.Null()])
   },
   { ...closed, $id: 'JsonRpcError' }
@@ -253,7 +263,7 @@ export const ContextResponse = Type.Object(
 export type ContextResponse = Static<typeof ContextResponse>
 
 /** Every named schema the routes use: registered once, emitted as `components/schemas`. */
-export const RESPONSE_ROOTS = [Ping, Health, ReleaseResponse, OpenApiDocument, Problem, JsonRpcRequest, JsonRpcError, ErrorCodeGuidance, ResolveResponse, CatalogSearchResponse, CatalogPartResponse, CoverageResponse, SourcesResponse, ContextResponse]
+export const RESPONSE_ROOTS = [Ping, Health, ReleaseResponse, OpenApiDocument, Problem, JsonRpcRequest, JsonRpcResponse, JsonRpcError, ErrorCodeGuidance, ResolveResponse, CatalogSearchResponse, CatalogPartResponse, CoverageResponse, SourcesResponse, ContextResponse]
 
 /** The Problem response, declared for each error status an operation documents. */
 export function problemResponses(statuses: readonly number[]): Record<number, unknown> {
