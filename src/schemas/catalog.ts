@@ -50,6 +50,11 @@ export const suggestions = Type.Optional(Type.Array(Suggestion, { description: '
 
 export const SourceRef = Type.Object({ path: Type.String({ description: 'Artifact path in the source inventory.' }), sha256: Sha256 }, { ...closed, $id: 'SourceRef' })
 
+export const SourceProblem = Type.Object(
+  { file: Type.String(), line: Type.Optional(Type.Integer({ minimum: 1 })), reason: Type.String() },
+  { ...closed, $id: 'SourceProblem', description: 'A problem reading a source artifact, where it is.' }
+)
+
 export const Target = Type.Object(
   {
     key: Type.String({ description: 'Document target: one source\'s facts for one device, e.g. `svd:STMicro/STM32F407`.' }),
@@ -57,6 +62,10 @@ export const Target = Type.Object(
     package: Type.Optional(Type.String({ description: 'Pins targets are per package.' })),
     factCount: Type.Integer({ minimum: 0, description: 'Facts of the topic in this target.' }),
     source: SourceRef,
+    failure: Type.Optional(SourceProblem),
+    sourceProblems: Type.Optional(
+      Type.Object({ count: Type.Integer({ minimum: 0 }), first: Type.Array(SourceProblem) }, { ...closed, description: 'Problems reported while its facts were read: how many, and the first few.' })
+    ),
     parts: Type.Optional(Type.Array(Type.String(), { description: 'Up to 20 of the matched parts this target serves.' })),
     partCount: Type.Optional(Type.Integer({ minimum: 0 }))
   },
@@ -81,13 +90,17 @@ export const TopicNotCovered = Type.Object(
   },
   { ...growing, $id: 'TopicNotCovered', description: 'No source in this release gives this topic for the part.' }
 )
-export const TopicResolution = Type.Union([TopicResolved, TopicAmbiguous, TopicNotCovered], { $id: 'TopicResolution' })
+export const TopicSourceFailed = Type.Object(
+  { status: Type.Literal('source_failed'), reason: Type.String(), failures: Type.Array(SourceProblem) },
+  { ...growing, $id: 'TopicSourceFailed', description: 'A source for the topic is in this release but could not be read: not the same as no source.' }
+)
+export const TopicResolution = Type.Union([TopicResolved, TopicAmbiguous, TopicNotCovered, TopicSourceFailed], { $id: 'TopicResolution' })
 export const TopicCoverage = Type.Union(
-  [Type.Object({ status: Type.Literal('covered'), factCount: Type.Integer({ minimum: 0 }), target: Target }, { ...growing, $id: 'TopicCovered' }), TopicAmbiguous, TopicNotCovered],
+  [Type.Object({ status: Type.Literal('covered'), factCount: Type.Integer({ minimum: 0 }), target: Target }, { ...growing, $id: 'TopicCovered' }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
   { $id: 'TopicCoverage' }
 )
 export const TopicSource = Type.Union(
-  [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...growing, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered],
+  [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...growing, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
   { $id: 'TopicSource' }
 )
 export const perTopic = <T extends Parameters<typeof Type.Object>[0][string]>(id: string, t: T, description: string) =>

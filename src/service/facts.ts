@@ -469,7 +469,7 @@ export class HardwareFacts {
 type ContextFilters = ContextResponse['filters']
 type Page = ContextResponse['page']
 /** Members of a context answer after `page`: why no facts came (candidates, reason, suggestions). */
-type ContextExtra = Pick<ContextResponse, 'suggestions' | 'candidates' | 'candidateCount' | 'hint' | 'reason' | 'availablePackages'>
+type ContextExtra = Pick<ContextResponse, 'suggestions' | 'candidates' | 'candidateCount' | 'hint' | 'reason' | 'failures' | 'availablePackages'>
 
 /**
  * A context answer's JSON around its facts, within max_tokens counted over the whole response:

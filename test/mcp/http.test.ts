@@ -242,7 +242,7 @@ describe('the /mcp contract', () => {
     expect(doc.components.schemas.JsonRpcError).toMatchObject({ required: ['jsonrpc', 'error', 'id'], additionalProperties: false })
     for (const s of ['401', '403', '429']) expect(Object.keys(op.responses[s].content)).toEqual(['application/problem+json'])
     // The 200 body is a JSON-RPC response as documented, for a result and for a protocol error alike.
-    const checker = new ContractChecker(doc)
+    const checker = new ContractChecker(doc as ConstructorParameters<typeof ContractChecker>[0])
     const validate = checker.compile(op.responses['200'].content['application/json'].schema)
     for (const body of [CALL, { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } }]) {
       const res = await post(body)
