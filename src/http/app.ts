@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import swagger from '@fastify/swagger'
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { ApiKeyStore } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
-import { ERROR_CODES, ServiceError } from '../service/errors.js'
+import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import auth from './auth.js'
 import { Contract } from './contract.js'
@@ -14,7 +13,8 @@ import strictIntegers from './integers.js'
 import readOnlyV1 from './methods.js'
 import problems, { clientErrorHandler, frameworkErrors } from './problem.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
-import openapiRoute from './routes/openapi.js'
+import docsRoute from './routes/docs.js'
+import openapiRoute, { registerContract } from './routes/openapi.js'
 import pingRoute from './routes/ping.js'
 import catalogPartRoute from './routes/v1/catalog/part.js'
 import catalogSearchRoute from './routes/v1/catalog/search.js'
@@ -86,21 +86,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const contract = new Contract()
   const ctx = { facts: opts.facts, keys: opts.keys, contract }
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.1',
-      info: {
-        title: 'Hardware Facts',
-        version: CONTRACT_VERSION,
-        description:
-          'Deterministic, source-backed microcontroller facts (registers, pins, electrical limits, errata) with the provenance of every fact and the immutable corpus release it came from. Every /v1 route but /v1/error-codes/{code} requires `Authorization: Bearer <API_KEY>`, and so does POST /mcp. Error codes: ' +
-          Object.keys(ERROR_CODES).join(', ') +
-          '.',
-        license: { name: 'MIT', identifier: 'MIT' }
-      },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API credential issued by the operator.' } } }
-    }
-  })
+  await registerContract(app, { publicUrl: opts.publicUrl })
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
@@ -134,6 +120,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(pingRoute)
   await app.register(openapiRoute, ctx)
+  await app.register(docsRoute)
   await app.register(healthRoutes, { ...ctx, checks: opts.readinessChecks ?? [], version: opts.version ?? '0.0.0' })
   await app.register(errorCodesRoute)
   await app.register(resolveRoute, ctx)

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Static, TObject } from 'typebox'
+import type { Static, TObject, TSchema } from 'typebox'
 import type { Scope } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
-import { JsonObject, problemResponses } from '../schemas/responses.js'
+import { ref } from '../schemas/components.js'
+import { problemResponses } from '../schemas/responses.js'
 
 /** Statuses every GET operation declares (spec §7.2). */
 export const GET_ERRORS = [400, 401, 403, 429, 500] as const
@@ -21,6 +22,8 @@ export interface FactRouteDef<P extends TObject> {
   summary: string
   description: string
   querystring: P
+  /** The named schema of the 200 body: documented by reference, and what Fastify serializes with. */
+  response: TSchema
   scope?: Scope
   handler: (params: Static<P>, req: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 }
@@ -37,7 +40,7 @@ export function factRoute<P extends TObject>(app: FastifyInstance, def: FactRout
       querystring: def.querystring,
       headers: SERVICE_VERSION_HEADER,
       ...(def.scope ? { security: BEARER_ALTERNATIVES } : { security: [] }),
-      response: { 200: JsonObject, ...problemResponses(GET_ERRORS) }
+      response: { 200: ref(def.response), ...problemResponses(GET_ERRORS) }
     },
     config: def.scope ? { scope: def.scope } : {},
     handler: (req, reply) => def.handler(req.query as Static<P>, req, reply)

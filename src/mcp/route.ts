@@ -8,7 +8,8 @@ import type { ApiKeyStore } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { BEARER_ALTERNATIVES } from '../http/fact-route.js'
 import { publicBase } from '../http/problem.js'
-import { JsonObject, JsonRpcError, JsonRpcRequest, problemResponses } from '../schemas/responses.js'
+import { ref } from '../schemas/components.js'
+import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, problemResponses } from '../schemas/responses.js'
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { createMcpServer } from './server.js'
@@ -156,13 +157,13 @@ export function mcpRoute(opts: McpOptions = {}) {
         summary: 'Stateless Streamable HTTP MCP server for agents',
         description: ROUTE_DESCRIPTION,
         // For the contract only: the handler checks the JSON-RPC shape itself (validatorCompiler below).
-        body: { content: { 'application/json': { schema: JsonRpcRequest } }, required: true },
+        body: { content: { 'application/json': { schema: ref(JsonRpcRequest) } }, required: true },
         security: BEARER_ALTERNATIVES,
         response: {
-          200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: JsonObject } } },
+          200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: ref(JsonRpcResponse) } } },
           202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
-          400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: JsonRpcError } } },
-          413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: JsonRpcError } } },
+          400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: ref(JsonRpcError) } } },
+          413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: ref(JsonRpcError) } } },
           ...problemResponses([401, 403, 429])
         }
       },

@@ -259,7 +259,13 @@ export function renderContext(r: Obj): string {
   if (r.status === 'ok') {
     lines.push(
       `Page: ${str(page.returned)} facts (limit ${str(page.limit)}, ${str(page.tokens)}/${str(page.maxTokens)} tokens)` +
-        (page.nextCursor ? `; more facts: call get_context again with the same arguments and cursor="${str(page.nextCursor)}"` : page.truncatedBy ? `; truncated by ${str(page.truncatedBy)}` : '; end of the result set')
+        (page.budgetTooSmall
+          ? `; max_tokens is too small for the next fact: call get_context again with the same arguments and max_tokens=${str(page.neededMaxTokens)}`
+          : page.nextCursor
+            ? `; more facts: call get_context again with the same arguments and cursor="${str(page.nextCursor)}"`
+            : page.truncatedBy
+              ? `; truncated by ${str(page.truncatedBy)}`
+              : '; end of the result set')
     )
   }
   if (r.status === 'ambiguous') {
@@ -271,6 +277,5 @@ export function renderContext(r: Obj): string {
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
   for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
-  if (r.cursorNote) lines.push(`Note: ${str(r.cursorNote)}`)
   return lines.join('\n')
 }

@@ -1,11 +1,22 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static, type TObject } from 'typebox'
+import { inline } from '../schemas/components.js'
 import type { ApiKey } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { toServiceError } from '../http/problem.js'
 import { errorCodeGuidance } from '../http/routes/v1/error-codes.js'
 import { CatalogPartParams, CatalogSearchParams, CONTRACT_VERSION, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../schemas/params.js'
+import {
+  CatalogPartResponse,
+  CatalogSearchResponse,
+  ContextResponse,
+  CoverageResponse,
+  ErrorCodeGuidance,
+  ReleaseResponse,
+  ResolveResponse,
+  SourcesResponse
+} from '../schemas/responses.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { renderCatalogPart, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
@@ -28,13 +39,14 @@ export interface ToolDef<P extends TObject = TObject> {
   description: string
   /** The very TypeBox object REST validates with (src/schemas/params.ts). */
   input: P
+  /** The schema of the REST body, which is also the tool's structuredContent: inlined, as clients validate it alone. */
   output: TObject
   run: (args: Static<P>, ctx: ToolContext) => Promise<Obj>
   render: (result: Obj) => string
 }
 
-/** An output schema: an open object (members are documented in the description, not enforced). */
-const out = (description: string) => Type.Object({}, { additionalProperties: true, description })
+/** get_context's arguments: REST's, without the deprecated `revision` (silicon_revision replaces it). */
+const ContextArgs = Type.Omit(ContextParams, ['revision'], { additionalProperties: false })
 
 const tool = <P extends TObject>(def: ToolDef<P>): ToolDef => def as unknown as ToolDef
 
@@ -53,7 +65,7 @@ export const TOOLS: readonly ToolDef[] = [
       'On `ambiguous`, do NOT pick a candidate yourself: ask the user which one is meant, or call again with a full selector part or ordering code (for pins, a package). ' +
       'On `not_found`, check the suggestions or use search_catalog.',
     input: ResolveParams,
-    output: out('The /v1/parts/resolve body: release, q, normalized, status, match, part, topics{registers,pins,electrical,errata}, candidates, candidateCount, suggestions, next.'),
+    output: inline(ResolveResponse),
     run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey),
     render: renderResolve
   }),
@@ -64,7 +76,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Search the publisher selector catalog (selector parts and ordering codes) by name or name prefix, e.g. to list the package and memory variants of a line (`STM32F407`). ' +
       'Use it to find candidate names to show the user; it does not resolve a part: call resolve_part with the chosen name before get_context.',
     input: CatalogSearchParams,
-    output: out('The /v1/catalog/search body: release, q, normalized, status (found|not_found), match, results[], total, suggestions.'),
+    output: inline(CatalogSearchResponse),
     run: async (args, ctx) => ctx.facts.catalogSearch(args),
     render: renderSearch
   }),
@@ -75,7 +87,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Catalog data (package, core, flash/RAM, max frequency, members) of ONE selector part, ordering code, RefName or device name, with the document target per topic and the source artifacts behind them. ' +
       'Call it when the user asks what a part is or which documents back it; for facts, use get_context.',
     input: CatalogPartParams,
-    output: out('The /v1/catalog/part body: release, part, status (found|ambiguous|not_found), match, documents{topic}, sources[], candidates, suggestions.'),
+    output: inline(CatalogPartResponse),
     run: async (args, ctx) => ctx.facts.catalogPart(args),
     render: renderCatalogPart
   }),
@@ -87,10 +99,8 @@ export const TOOLS: readonly ToolDef[] = [
       'Call resolve_part first and pass the part it resolved; if the topic is ambiguous, you get candidates and no facts: do not pick one yourself. ' +
       'Register addresses, bit positions and pin numbers MUST come from this tool, never from memory or by guessing; quote the evidence locator with them. ' +
       'Narrow with fact_names (e.g. `RCC.AHB1ENR`), fact_name_prefixes (e.g. `USART1.`), peripheral, package, silicon_revision or query; page on with the returned cursor.',
-    input: ContextParams,
-    output: out(
-      'The /v1/context body: release, part, topic, status (ok|ambiguous|not_covered|not_found), resolvedPart, target, filters, facts[{id,topic,name,value,scope,evidence[{sourcePath,sourceSha256,locator,excerpt}]}], page{returned,limit,maxTokens,tokens,truncatedBy,nextCursor}, candidates, hint, reason, notes.'
-    ),
+    input: ContextArgs,
+    output: inline(ContextResponse),
     // The service hands back the REST body pre-serialized; structured content needs the object.
     run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body) as Obj,
     render: renderContext
@@ -102,7 +112,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Which topics (registers, pins, electrical, errata) this release covers for a part, with fact counts, and why a topic is not covered. ' +
       'Call it before get_context when unsure whether a topic exists for the part, or to explain a gap to the user instead of guessing.',
     input: PartParams,
-    output: out('The /v1/coverage body: release, part, status, topics{topic: covered|ambiguous|not_covered}, covered[], notCovered[], candidates, suggestions.'),
+    output: inline(CoverageResponse),
     run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey),
     render: renderCoverage
   }),
@@ -113,7 +123,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Publisher provenance of the facts for a part: source artifacts (path, sha256, publisher, distributor, license, upstream repository and commit) per topic, with trust metadata. ' +
       'Call it when the user asks where a fact comes from or how trustworthy it is.',
     input: PartParams,
-    output: out('The /v1/sources body: release, part, status, topics{topic}, sources[{path,sha256,bytes,kind,publisher,distributor,license,upstream,archivePath,targets,trust}], suggestions.'),
+    output: inline(SourcesResponse),
     run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey),
     render: renderSources
   }),
@@ -124,7 +134,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Identity of the promoted immutable corpus release (id, creation time, counts, kept release ids) and of the API contract. ' +
       'Call it to cite which release an answer came from, or to find ids usable as corpus_release.',
     input: NoParams,
-    output: out('The /v1/release body: release{id,createdAt,format,indexerFormat,tokenizer,counts,sourceCount,complete,kept,store}, api{version,openapi_sha256}.'),
+    output: inline(ReleaseResponse),
     run: async (_args, ctx) => ({ release: await ctx.facts.release(), api: { version: CONTRACT_VERSION, openapi_sha256: ctx.contract.digest() } }),
     render: renderRelease
   }),
@@ -135,7 +145,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Stable meaning, HTTP status, retryability and guidance for an error code this service returns (e.g. INVALID_CURSOR, UNKNOWN_CORPUS_RELEASE). ' +
       'Call it when a tool result has isError and you are unsure how to recover.',
     input: ErrorCodeParams,
-    output: out('The /v1/error-codes/{code} body: code, status, title, retryable, guidance.'),
+    output: inline(ErrorCodeGuidance),
     run: async (args) => errorCodeGuidance(args.code),
     render: renderErrorCode
   })
@@ -144,17 +154,17 @@ export const TOOLS: readonly ToolDef[] = [
 export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDef> = new Map(TOOLS.map((t) => [t.name, t]))
 
 /**
- * Arguments are checked with the same Ajv options as Fastify's REST validation (app.ts): types
- * coerced, defaults applied, unknown members rejected, first error only.
+ * Arguments are checked against the same schemas as REST, but as JSON: a query string carries only
+ * text, so REST coerces `"5"` to 5; a tool argument has a JSON type, and the wrong one is an
+ * error, never coerced. Defaults applied, unknown members rejected, first error only.
  */
-const ajv = new Ajv({ coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false, addUsedSchema: false })
+const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, addUsedSchema: false })
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.input)]))
 
-/** Allowed values of a literal union, for a friendlier message than Ajv's "must be equal to constant". */
+/** Allowed values of an enum argument, for a friendlier message than Ajv's "must be equal to one of the allowed values". */
 function allowedValues(schema: TObject, param: string | null): string[] | undefined {
-  const p = param === null ? undefined : (schema.properties as Record<string, { anyOf?: Array<{ const?: unknown }> }>)[param]
-  const consts = p?.anyOf?.map((s) => s.const)
-  return consts && consts.every((c) => typeof c === 'string') ? (consts as string[]) : undefined
+  const p = param === null ? undefined : (schema.properties as Record<string, { enum?: unknown[] }>)[param]
+  return p?.enum?.every((c) => typeof c === 'string') ? (p.enum as string[]) : undefined
 }
 
 /**
@@ -182,26 +192,20 @@ export function validateArgs(t: ToolDef, raw: Obj | undefined, req: FastifyReque
 export interface ToolResult {
   [k: string]: unknown
   content: Array<{ type: 'text'; text: string }>
-  structuredContent: Obj
+  structuredContent?: Obj
   isError?: boolean
 }
 
-/** A tool error result: the stable code and the argument, in the text and in structuredContent. */
+/**
+ * A tool error result: the stable code and the argument, in the text. No structuredContent: clients
+ * validate it against the tool's outputSchema, which describes the successful answer.
+ */
 export function toolError(err: ServiceError, ctx: Pick<ToolContext, 'base' | 'req'>): ToolResult {
   const info = ERROR_CODES[err.code]
-  const structured = {
-    code: err.code,
-    title: info.title,
-    status: info.status,
-    detail: err.detail,
-    param: err.param,
-    retryable: info.retryable,
-    guidance: info.guidance,
-    docUrl: `${ctx.base}/v1/error-codes/${err.code}`,
-    requestId: ctx.req.id
-  }
-  const text = `Error ${err.code}${err.param ? ` (argument "${err.param}")` : ''}: ${err.detail}\n${info.guidance}${info.retryable ? ' Retryable.' : ''}`
-  return { content: [{ type: 'text', text }], structuredContent: structured, isError: true }
+  const text =
+    `Error ${err.code}${err.param ? ` (argument "${err.param}")` : ''}: ${err.detail}\n${info.guidance}${info.retryable ? ' Retryable.' : ''}\n` +
+    `See ${ctx.base}/v1/error-codes/${err.code} (get_error_code) · request ${ctx.req.id}`
+  return { content: [{ type: 'text', text }], isError: true }
 }
 
 /** Runs one tool; every failure, expected or not, comes back as a tool error result, never a throw. */

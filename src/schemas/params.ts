@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { StringEnum } from './components.js'
 import type { Topic } from '../model/fact.js'
 
 /**
@@ -41,10 +42,8 @@ export type CatalogPartParams = Static<typeof CatalogPartParams>
 
 export const ContextParams = Type.Object(
   {
-    part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier; resolve it first with /v1/parts/resolve.' }),
-    topic: Type.Union([Type.Literal('registers'), Type.Literal('pins'), Type.Literal('electrical'), Type.Literal('errata')], {
-      description: 'Fact topic: registers, pins, electrical or errata.'
-    }),
+    part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier (ordering code, selector part, RefName or device name) that resolves for this topic; resolve it first.' }),
+    topic: StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic: registers, pins, electrical or errata.' }),
     query: Type.Optional(Type.String({ minLength: 3, maxLength: 2000, description: 'Free text: only facts matching at least one term are returned, most matching terms first.' })),
     fact_names: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated exact fact names (case-insensitive), e.g. `RCC.AHB1ENR,GPIOA.MODER`. ORed with fact_name_prefixes.' })),
     fact_name_prefixes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated fact-name prefixes, e.g. `USART1.`. ORed with fact_names.' })),
@@ -55,7 +54,7 @@ export const ContextParams = Type.Object(
     corpus_release: Type.Optional(CorpusRelease),
     max_tokens: Type.Optional(Type.Integer({ minimum: 256, maximum: 16000, default: 4000, description: 'Token budget of the whole response (cl100k_base).' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Maximum number of facts returned.' })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque `nextCursor` of a previous response to the same query.' }))
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque `page.nextCursor` of a previous response to the same query.' }))
   },
   { additionalProperties: false }
 )

@@ -4,7 +4,8 @@ import { TOPICS, type Topic } from '../model/fact.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { queryTerms } from '../model/text.js'
 import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
-import type { FactQuery, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
+import type { ContextResponse } from '../schemas/responses.js'
+import type { FactQuery, FactRow, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
@@ -388,22 +389,31 @@ export class HardwareFacts {
       ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
       // Compact: the envelope's tokens come out of the client's max_tokens budget.
       target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
-      filters
+      filters: filters as ContextFilters
     }
-    const finish = (facts: string[], page: Record<string, unknown>, extra: Record<string, unknown>) =>
-      JSON.stringify(head).slice(0, -1) + `,"facts":[${facts.join(',')}],"page":${JSON.stringify(page)}` + (Object.keys(extra).length ? ',' + JSON.stringify(extra).slice(1, -1) : '') + (notes.length ? `,"notes":${JSON.stringify(notes)}` : '') + '}'
+    const env = new Envelope(head, notes, maxTokens)
+    const emptyPage = (budget: { neededMaxTokens: number } | null): Page => ({
+      returned: 0,
+      limit,
+      maxTokens,
+      tokens: maxTokens,
+      truncatedBy: budget ? 'max_tokens' : null,
+      nextCursor: null,
+      budgetTooSmall: budget !== null,
+      neededMaxTokens: budget?.neededMaxTokens ?? null
+    })
 
     if (!choice) {
-      const extra =
+      const extra: ContextExtra =
         notFound
           ? { suggestions: ix.suggestions(key) }
           : topicRes.status === 'ambiguous'
-            ? { candidates: topicRes.candidates, candidateCount: topicRes.candidateCount, hint: topicRes.hint }
+            ? { candidates: [...topicRes.candidates], candidateCount: topicRes.candidateCount, hint: topicRes.hint }
             : topicRes.status === 'not_covered'
               ? { reason: topicRes.reason, ...(topicRes.availablePackages ? { availablePackages: topicRes.availablePackages } : {}) }
               : {}
       notes.push(notFound ? 'Unknown part: no facts returned.' : topicRes.status === 'ambiguous' ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.' : 'This topic is not covered for this part: no facts returned.')
-      return { body: finish([], { returned: 0, limit, maxTokens, tokens: 0, truncatedBy: null, nextCursor: null }, extra), deprecatedRevision: p.revision !== undefined }
+      return { body: env.empty(emptyPage(null), extra), deprecatedRevision: p.revision !== undefined }
     }
 
     const binding = CursorCodec.bind([choice.target.key, choice.package, p.topic, names.join(','), prefixes.join(','), filters.peripheral, p.package, siliconRevision, terms.join(' ')])
@@ -421,13 +431,26 @@ export class HardwareFacts {
       limit: limit + 1
     }
     const rows = await store.queryFacts(q)
-    // The envelope's own tokens (with a cursor-sized placeholder) come off the budget first.
+    if (rows.length === 0) {
+      notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
+      return { body: env.empty(emptyPage(null), {}), deprecatedRevision: p.revision !== undefined }
+    }
+    // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
     const sampleCursor = this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 })
-    let used = countTokens(finish([], { returned: limit, limit, maxTokens, tokens: maxTokens, truncatedBy: 'max_tokens', nextCursor: sampleCursor }, {})) + 2
-    const taken: string[] = []
-    let last: { score: number; ord: number } | undefined
-    let truncatedBy: 'limit' | 'max_tokens' | null = null
-    let nextFactTokens: number | undefined
+    const pageOf = (taken: number, truncatedBy: Page['truncatedBy'], nextCursor: string | null): Page => ({
+      returned: taken,
+      limit,
+      maxTokens,
+      tokens: maxTokens,
+      truncatedBy,
+      nextCursor,
+      budgetTooSmall: false,
+      neededMaxTokens: null
+    })
+    const tailTokens = env.fitHead(pageOf(limit, 'max_tokens', sampleCursor))
+    const taken: FactRow[] = []
+    let used = env.headTokens + tailTokens
+    let truncatedBy: Page['truncatedBy'] = null
     for (const row of rows) {
       if (taken.length === limit) {
         truncatedBy = 'limit'
@@ -435,23 +458,104 @@ export class HardwareFacts {
       }
       if (used + row.tokens + 1 > maxTokens) {
         truncatedBy = 'max_tokens'
-        nextFactTokens = row.tokens
         break
       }
       used += row.tokens + 1
-      taken.push(row.body)
-      last = { score: row.score, ord: row.ord }
+      taken.push(row)
     }
-    const factTokens = used
-    const nextCursor = truncatedBy !== null && last ? this.cursors.encode(store.manifest.id, binding, last) : null
-    if (truncatedBy === 'max_tokens' && taken.length === 0)
-      notes.push(`The next fact alone needs about ${nextFactTokens} tokens, more than max_tokens allows: raise max_tokens to page on.`)
-    if (rows.length === 0) notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
-    const extra: Record<string, unknown> = {}
-    if (nextCursor === null && truncatedBy === 'max_tokens' && decoded) extra.cursorNote = 'repeat with a larger max_tokens'
-    return {
-      body: finish(taken, { returned: taken.length, limit, maxTokens, tokens: factTokens, truncatedBy, nextCursor }, extra),
-      deprecatedRevision: p.revision !== undefined
+    // The real cursor may tokenize longer than the placeholder: give facts back until the whole fits.
+    for (;;) {
+      if (taken.length === 0) {
+        // With every filter echoed, and room for a max_tokens of more digits and the comma.
+        const neededMaxTokens = env.fullHeadTokens + tailTokens + rows[0]!.tokens + 3
+        notes.push(`The next fact alone needs about ${neededMaxTokens} tokens with this answer's envelope, more than max_tokens allows: repeat with max_tokens of at least ${neededMaxTokens}.`)
+        return { body: env.empty(emptyPage({ neededMaxTokens }), {}), deprecatedRevision: p.revision !== undefined }
+      }
+      const last = taken[taken.length - 1]!
+      const nextCursor = truncatedBy !== null ? this.cursors.encode(store.manifest.id, binding, { score: last.score, ord: last.ord }) : null
+      const body = env.withFacts(taken, pageOf(taken.length, truncatedBy, nextCursor))
+      if (body !== undefined) return { body, deprecatedRevision: p.revision !== undefined }
+      taken.pop()
+      truncatedBy = 'max_tokens'
     }
   }
 }
+
+type ContextFilters = ContextResponse['filters']
+type Page = ContextResponse['page']
+/** Members of a context answer after `page`: why no facts came (candidates, reason, suggestions). */
+type ContextExtra = Pick<ContextResponse, 'suggestions' | 'candidates' | 'candidateCount' | 'hint' | 'reason' | 'failures' | 'availablePackages'>
+
+/**
+ * A context answer's JSON around its facts, within max_tokens counted over the whole response:
+ * the head (release … filters), the facts (token counts from the index, plus one per comma), and the
+ * tail (page, what replaces facts, notes). The parts are counted apart: joined at punctuation, they
+ * never tokenize into more tokens than their counts add up to (the tests check it with the real
+ * tokenizer). Fact bodies are stored serialized, so the answer is assembled as a string.
+ */
+class Envelope {
+  private head: string
+  private elided = false
+  headTokens: number
+  /** The head's tokens with every filter echoed, before any eliding. */
+  readonly fullHeadTokens: number
+
+  constructor(
+    private readonly fields: { filters: ContextFilters } & Record<string, unknown>,
+    private readonly notes: string[],
+    private readonly maxTokens: number
+  ) {
+    this.head = JSON.stringify(fields).slice(0, -1) + ',"facts":['
+    this.headTokens = this.fullHeadTokens = countTokens(this.head)
+  }
+
+  private tail(page: Page, extra: ContextExtra): string {
+    const more = JSON.stringify(extra)
+    return `],"page":${JSON.stringify(page)}` + (more.length > 2 ? ',' + more.slice(1, -1) : '') + (this.notes.length ? `,"notes":${JSON.stringify(this.notes)}` : '') + '}'
+  }
+
+  /** Leaves the filter lists out of the echo (they were applied in full); false when there is nothing to leave out. */
+  private elide(): boolean {
+    const { factNames, factNamePrefixes, queryTerms, ...rest } = this.fields.filters
+    if (this.elided || (!factNames && !factNamePrefixes && !queryTerms)) return false
+    this.elided = true
+    this.head = JSON.stringify({ ...this.fields, filters: { ...rest, elided: true } }).slice(0, -1) + ',"facts":['
+    this.headTokens = countTokens(this.head)
+    return true
+  }
+
+  /** Tokens of the tail `page` makes; elides the filter echo when head and tail alone would not fit. */
+  fitHead(page: Page): number {
+    const t = countTokens(this.tail(page, {}))
+    if (this.headTokens + t > this.maxTokens) this.elide()
+    return t
+  }
+
+  /** The whole answer with these facts, or undefined when it would exceed max_tokens. */
+  withFacts(facts: FactRow[], page: Page): string | undefined {
+    let tokens = this.headTokens + countTokens(this.tail(page, {}))
+    for (const f of facts) tokens += f.tokens + 1
+    if (tokens > this.maxTokens) return undefined
+    page.tokens = tokens
+    return this.head + facts.map((f) => f.body).join(',') + this.tail(page, {})
+  }
+
+  /**
+   * An answer without facts. Over budget, it gives up candidates from the end (candidateCount
+   * still counts them all), then the filter lists; if even that does not fit, max_tokens is too
+   * small for this answer at all.
+   */
+  empty(page: Page, extra: ContextExtra): string {
+    for (;;) {
+      const tokens = this.headTokens + countTokens(this.tail(page, extra))
+      if (tokens <= this.maxTokens) {
+        page.tokens = tokens
+        return this.head + this.tail(page, extra)
+      }
+      if (extra.candidates?.length) extra.candidates.pop()
+      else if (!this.elide())
+        throw new ServiceError('INVALID_PARAMETER', `max_tokens=${this.maxTokens} cannot hold even this answer without facts (${tokens} tokens); raise max_tokens.`, 'max_tokens')
+    }
+  }
+}
+

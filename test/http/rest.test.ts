@@ -301,14 +301,58 @@ describe('context', () => {
     expectProblem(await get(`${base}&cursor=garbage`), 400, 'INVALID_CURSOR', 'cursor')
   })
 
-  it('stays within max_tokens, counted by a real tokenizer over the whole response', async () => {
-    for (const max of [256, 600, 2000, 8000]) {
-      const res = await get(`${base}&fact_name_prefixes=RCC.&limit=50&max_tokens=${max}`)
-      const r = res.json()
-      expect(countTokens(res.body), `max_tokens=${max}`).toBeLessThanOrEqual(max)
-      if (max >= 600) expect(r.facts.length).toBeGreaterThan(0)
-      if (r.page.truncatedBy === 'max_tokens') expect(r.page.nextCursor === null ? r.facts.length : 1).toBeGreaterThanOrEqual(0)
-    }
+  it('max_tokens bounds the whole response, counted by a real tokenizer, whatever the answer carries', async () => {
+    const names = ['USART1.CR1', 'USART1.BRR', ...Array.from({ length: 98 }, (_, i) => `USART1.CR1.BIT${i}`)].join(',')
+    const queries = [
+      `${base}&fact_name_prefixes=RCC.&limit=50`,
+      `${base}&fact_names=${names}`,
+      `${base}&query=${encodeURIComponent('usart baud rate clock enable register')}&limit=50`,
+      '/v1/context?part=STM32F4&topic=pins',
+      '/v1/context?part=STM32F407&topic=pins&package=LQFP100',
+      '/v1/context?part=STM32F999XX&topic=registers',
+      '/v1/context?part=nRF52840&topic=errata&limit=50',
+      '/v1/context?part=STM32F407VG&topic=errata'
+    ]
+    for (const q of queries)
+      for (const max of [256, 300, 450, 600, 1000, 2000, 8000]) {
+        const res = await get(`${q}&max_tokens=${max}`)
+        expect(res.statusCode, `${q} max_tokens=${max}`).toBe(200)
+        const r = res.json()
+        const tokens = countTokens(res.body)
+        expect(tokens, `${q} max_tokens=${max}`).toBeLessThanOrEqual(max)
+        // page.tokens is the count the service made: an upper bound of the real one, within the budget.
+        expect(r.page.tokens).toBeGreaterThanOrEqual(tokens)
+        expect(r.page.tokens).toBeLessThanOrEqual(max)
+        expect(r.page.maxTokens).toBe(max)
+        if (max >= 1000 && r.status === 'ok') expect(r.facts.length, `${q} max_tokens=${max}`).toBeGreaterThan(0)
+      }
+    // The case the issue measured: 100 echoed fact_names at the smallest budget.
+    const tight = (await get(`${base}&fact_names=${names}&max_tokens=256`)).json()
+    expect(tight.filters.elided).toBe(true)
+    expect(tight.filters.factNames).toBeUndefined()
+    const roomy = (await get(`${base}&fact_names=${names}&max_tokens=4000`)).json()
+    expect(roomy.filters.factNames).toHaveLength(100)
+    expect(roomy.filters.elided).toBeUndefined()
+  })
+
+  it('says so in page.budgetTooSmall when max_tokens cannot fit one fact, and how much would', async () => {
+    // RCC.CFGR's fields carry long enumerated values; the register alone fits in a few hundred tokens.
+    const q = `${base}&fact_name_prefixes=RCC.CFGR.`
+    const full = (await get(`${q}&limit=50&max_tokens=16000`)).json()
+    expect(full.facts.length).toBeGreaterThan(1)
+    const small = (await get(`${q}&max_tokens=256`)).json()
+    expect(small.status).toBe('ok')
+    expect(small.facts).toEqual([])
+    expect(small.page).toMatchObject({ returned: 0, truncatedBy: 'max_tokens', nextCursor: null, budgetTooSmall: true })
+    expect(small.page.neededMaxTokens).toBeGreaterThan(256)
+    const enough = (await get(`${q}&max_tokens=${small.page.neededMaxTokens}`)).json()
+    expect(enough.page.budgetTooSmall).toBe(false)
+    expect(enough.page.neededMaxTokens).toBeNull()
+    expect(enough.facts[0]).toEqual(full.facts[0])
+    // A set with no facts is not a budget problem.
+    const none = (await get(`${base}&fact_names=NO.SUCH.REGISTER&max_tokens=256`)).json()
+    expect(none.facts).toEqual([])
+    expect(none.page).toMatchObject({ budgetTooSmall: false, neededMaxTokens: null, truncatedBy: null, nextCursor: null })
   })
 
   it('query ranks text matches first and excludes facts that match no term', async () => {
@@ -351,6 +395,57 @@ describe('context', () => {
     expect(r.status).toBe('not_covered')
     expect(r.facts).toEqual([])
     expect(r.reason).toMatch(/No STM32 errata/)
+  })
+})
+
+describe('typed contract', () => {
+  it('every 200 body is a named component, referenced with $ref, and Problem is defined once', async () => {
+    const res = await anon('/openapi.json')
+    const doc = res.json()
+    const bodies: Record<string, string> = {
+      '/ping': 'Ping',
+      '/livez': 'Health',
+      '/v1/error-codes/{code}': 'ErrorCodeGuidance',
+      '/v1/parts/resolve': 'ResolveResponse',
+      '/v1/catalog/search': 'CatalogSearchResponse',
+      '/v1/catalog/part': 'CatalogPartResponse',
+      '/v1/context': 'ContextResponse',
+      '/v1/release': 'ReleaseResponse',
+      '/v1/coverage': 'CoverageResponse',
+      '/v1/sources': 'SourcesResponse'
+    }
+    for (const [path, name] of Object.entries(bodies)) {
+      expect(doc.paths[path].get.responses['200'].content['application/json'].schema, path).toEqual({ $ref: `#/components/schemas/${name}` })
+      expect(doc.components.schemas[name], name).toBeDefined()
+    }
+    for (const name of ['Fact', 'RegisterFact', 'Evidence', 'Page', 'Candidate', 'Target', 'Source', 'Release', 'Problem', 'TopicResolution']) expect(doc.components.schemas[name], name).toBeDefined()
+    // The Problem schema is written once; every error response points to it.
+    expect(res.body.match(/"request_id":\{/g)).toHaveLength(1)
+    expect(doc.paths['/v1/context'].get.responses['429'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' })
+    expect(doc.servers).toEqual([{ url: '/', description: 'The server this document is served from' }])
+  })
+
+  it('servers names the configured public URL', async () => {
+    const other = await testApp(dataDir, { publicUrl: 'https://hwfacts.example.net/' })
+    try {
+      expect((await other.app.inject({ url: '/openapi.json' })).json().servers).toEqual([{ url: 'https://hwfacts.example.net', description: 'This deployment' }])
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('serializing with the schemas drops nothing the service answers', async () => {
+    // fast-json-stringify writes declared members only: a member the schema missed would vanish here.
+    const same = async (url: string, answer: unknown) => expect((await get(url)).json(), url).toEqual(JSON.parse(JSON.stringify(answer)))
+    for (const q of ['STM32F407VGT6', 'STM32F4', 'STM32F407', 'nRF52840', 'STM32F999XX', 'STM32L4x6']) {
+      await same(`/v1/parts/resolve?q=${q}`, await t.facts.resolve({ q }))
+      await same(`/v1/catalog/search?q=${q}`, await t.facts.catalogSearch({ q }))
+      await same(`/v1/catalog/part?part=${q}`, await t.facts.catalogPart({ part: q }))
+      await same(`/v1/coverage?part=${q}`, await t.facts.coverage({ part: q }))
+      await same(`/v1/sources?part=${q}`, await t.facts.sources({ part: q }))
+    }
+    const release = (await get('/v1/release')).json()
+    expect(release.release).toEqual(JSON.parse(JSON.stringify(await t.facts.release())))
   })
 })
 

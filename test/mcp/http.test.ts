@@ -3,6 +3,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { acceptWeight, wantsSse } from '../../src/mcp/route.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+import { ContractChecker } from '../helpers/openapi.js'
 
 type Obj = Record<string, any>
 const MAX = 8 * 1024
@@ -229,12 +230,27 @@ describe('the /mcp contract', () => {
     const doc = (await (await fetch(new URL('/openapi.json', srv.base))).json()) as Obj
     const op = doc.paths['/mcp'].post
     expect(Object.keys(doc.paths['/mcp'])).toEqual(['post'])
-    expect(op.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { required: ['jsonrpc', 'method'], additionalProperties: true } } } })
+    expect(op.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcRequest' } } } })
+    const request = doc.components.schemas.JsonRpcRequest
+    expect(request).toMatchObject({ required: ['jsonrpc', 'method'], additionalProperties: true })
+    // What the server accepts as an id: a string or an integer (as the SDK does), absent for a notification.
+    expect(request.properties.id.anyOf).toEqual([{ type: 'string' }, { type: 'integer' }])
     expect(op.security).toEqual([{}, { bearerAuth: [] }])
     expect(op.description).toMatch(/bearer credential is required, as on \/v1/)
     expect(Object.keys(op.responses['200'].content)).toEqual(['application/json'])
-    for (const s of ['400', '413']) expect(op.responses[s].content['application/json'].schema).toMatchObject({ required: ['jsonrpc', 'error', 'id'], additionalProperties: false })
+    for (const s of ['400', '413']) expect(op.responses[s].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcError' })
+    expect(doc.components.schemas.JsonRpcError).toMatchObject({ required: ['jsonrpc', 'error', 'id'], additionalProperties: false })
     for (const s of ['401', '403', '429']) expect(Object.keys(op.responses[s].content)).toEqual(['application/problem+json'])
+    // The 200 body is a JSON-RPC response as documented, for a result and for a protocol error alike.
+    const checker = new ContractChecker(doc as ConstructorParameters<typeof ContractChecker>[0])
+    const validate = checker.compile(op.responses['200'].content['application/json'].schema)
+    for (const body of [CALL, { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } }]) {
+      const res = await post(body)
+      expect(res.status).toBe(200)
+      const json = await res.json()
+      expect(validate(json), JSON.stringify(validate.errors)).toBe(true)
+    }
+    expect(validate({ jsonrpc: '2.0', id: 1.5, result: {} })).toBe(false)
   })
 
   it('negotiates SSE only when text/event-stream outweighs application/json', () => {

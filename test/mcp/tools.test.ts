@@ -3,7 +3,20 @@ import { join } from 'node:path'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
+import { inline } from '../../src/schemas/components.js'
 import { CatalogPartParams, CatalogSearchParams, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../../src/schemas/params.js'
+import {
+  CatalogPartResponse,
+  CatalogSearchResponse,
+  ContextResponse,
+  CoverageResponse,
+  ErrorCodeGuidance,
+  ReleaseResponse,
+  ResolveResponse,
+  SourcesResponse
+} from '../../src/schemas/responses.js'
 import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
 
@@ -39,11 +52,12 @@ async function rest(path: string, query: Obj = {}): Promise<Obj> {
   return (await res.json()) as Obj
 }
 
+/** A tool error: the code and the argument in the text; no structuredContent, which the outputSchema describes for answers only. */
 function expectToolError(r: Result, code: string, param: string | null) {
   expect(r.isError).toBe(true)
-  expect(r.structuredContent).toMatchObject({ code, param })
-  expect(text(r)).toContain(code)
-  if (param) expect(text(r)).toContain(`"${param}"`)
+  expect(r.structuredContent).toBeUndefined()
+  expect(text(r)).toMatch(new RegExp(`^Error ${code}${param ? ` \\(argument "${param}"\\)` : ':'}`))
+  expect(text(r)).toContain(`/v1/error-codes/${code}`)
 }
 
 /** The register address as the raw SVD states it: RCC baseAddress + AHB1ENR addressOffset. */
@@ -63,30 +77,78 @@ describe('MCP initialize and tools/list', () => {
     expect(client.getInstructions()).toMatch(/resolve_part first/)
   })
 
-  it('lists the 8 tools, each with the TypeBox parameter schema as inputSchema and an open object outputSchema', async () => {
+  it('lists the 8 tools: the TypeBox parameter schema as inputSchema, the REST body schema, resolved, as outputSchema', async () => {
     const { tools } = await client.listTools()
-    const expected: Record<string, object> = {
-      resolve_part: ResolveParams,
-      search_catalog: CatalogSearchParams,
-      get_catalog_part: CatalogPartParams,
-      get_context: ContextParams,
-      get_coverage: PartParams,
-      get_sources: PartParams,
-      get_release: NoParams,
-      get_error_code: ErrorCodeParams
+    const { revision: _deprecated, ...contextArgs } = ContextParams.properties
+    const expected: Record<string, [object, object]> = {
+      resolve_part: [ResolveParams, ResolveResponse],
+      search_catalog: [CatalogSearchParams, CatalogSearchResponse],
+      get_catalog_part: [CatalogPartParams, CatalogPartResponse],
+      get_context: [{ ...ContextParams, properties: contextArgs }, ContextResponse],
+      get_coverage: [PartParams, CoverageResponse],
+      get_sources: [PartParams, SourcesResponse],
+      get_release: [NoParams, ReleaseResponse],
+      get_error_code: [ErrorCodeParams, ErrorCodeGuidance]
     }
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort())
     for (const t of tools) {
+      const [input, output] = expected[t.name]!
       // What goes over the wire is the JSON of the very schema REST validates with.
-      expect(t.inputSchema).toEqual(JSON.parse(JSON.stringify(expected[t.name])))
-      expect(t.outputSchema).toMatchObject({ type: 'object', additionalProperties: true })
+      expect(t.inputSchema).toEqual(JSON.parse(JSON.stringify(input)))
+      // ... and of the schema REST serializes with, every named part inlined: self-contained.
+      expect(t.outputSchema).toEqual(inline(output as never))
+      expect(JSON.stringify(t.outputSchema)).not.toMatch(/"\$(ref|id)"/)
+      expect(t.outputSchema).toMatchObject({ type: 'object', required: expect.any(Array) })
       expect(t.annotations).toMatchObject({ readOnlyHint: true })
       expect(t.description!.length).toBeGreaterThan(80)
+      // Tools speak MCP: other tools by name, never REST paths.
+      expect(JSON.stringify([t.description, t.inputSchema]), t.name).not.toMatch(/\/v1\//)
     }
     const ctx = tools.find((t) => t.name === 'get_context')!
+    expect(ctx.inputSchema.properties!.topic).toMatchObject({ enum: ['registers', 'pins', 'electrical', 'errata'] })
+    expect(ctx.inputSchema.properties!.revision).toBeUndefined()
     expect(ctx.description).toMatch(/resolve_part first/)
     expect(ctx.description).toMatch(/never from memory or by guessing/)
     expect(tools.find((t) => t.name === 'resolve_part')!.description).toMatch(/do NOT pick a candidate yourself/)
+  })
+
+  it('gives structuredContent that validates against the outputSchema, which rejects a renamed member', async () => {
+    const { tools } = await client.listTools()
+    const ajv = new Ajv({ strict: false, allErrors: true })
+    ;(addFormats as unknown as (a: Ajv) => void)(ajv)
+    const calls: Array<[string, Obj]> = [
+      ['resolve_part', { q: 'STM32F407VG' }],
+      ['resolve_part', { q: 'STM32F4' }],
+      ['resolve_part', { q: 'STM32F999XX' }],
+      ['search_catalog', { q: 'STM32F407' }],
+      ['get_catalog_part', { part: 'STM32F407VGT6' }],
+      ['get_catalog_part', { part: 'STM32F4' }],
+      ['get_context', { part: 'STM32F407VG', topic: 'registers', fact_name_prefixes: 'RCC.CR' }],
+      ['get_context', { part: 'STM32F407VGT6', topic: 'pins' }],
+      ['get_context', { part: 'STM32F407VG', topic: 'electrical' }],
+      ['get_context', { part: 'nRF52840', topic: 'errata' }],
+      ['get_context', { part: 'STM32F407', topic: 'pins' }],
+      ['get_coverage', { part: 'nRF52840' }],
+      ['get_sources', { part: 'STM32F407VG' }],
+      ['get_release', {}],
+      ['get_error_code', { code: 'INVALID_CURSOR' }]
+    ]
+    for (const [name, args] of calls) {
+      const validate = ajv.compile(tools.find((t) => t.name === name)!.outputSchema!)
+      const r = await call(name, args)
+      expect(r.isError, name).toBeFalsy()
+      expect(validate(r.structuredContent), `${name} ${JSON.stringify(validate.errors)}`).toBe(true)
+      // Not vacuous: renaming a required member fails.
+      for (const member of (validate.schema as { required: string[] }).required) {
+        const { [member]: v, ...rest } = r.structuredContent!
+        expect(validate({ ...rest, [`${member}_`]: v }), `${name} without ${member}`).toBe(false)
+      }
+    }
+    const ctx = ajv.compile(tools.find((t) => t.name === 'get_context')!.outputSchema!)
+    const r = (await call('get_context', { part: 'STM32F407VG', topic: 'registers', fact_names: 'RCC.AHB1ENR' })).structuredContent!
+    const { locator, ...noLocator } = r.facts[0].evidence[0]
+    expect(ctx({ ...r, facts: [{ ...r.facts[0], evidence: [{ ...noLocator, where: locator }] }] })).toBe(false)
+    expect(ctx({ ...r, page: { ...r.page, cursor: r.page.nextCursor } })).toBe(false)
   })
 
   it('answers an unknown tool with a JSON-RPC invalid-params error', async () => {
@@ -116,12 +178,18 @@ describe('resolve_part', () => {
     expect(text(r)).toContain('Do not pick a candidate yourself')
   })
 
-  it('coerces and defaults arguments as REST does; null counts as absent', async () => {
-    const r = await call('resolve_part', { q: 'STM32F4', candidate_limit: '2', query: null })
+  it('takes arguments of their JSON type, never coerced; applies the defaults; null counts as absent', async () => {
+    const r = await call('resolve_part', { q: 'STM32F4', candidate_limit: 2, query: null })
     expect(r.isError).toBeFalsy()
     expect(r.structuredContent!.candidates).toHaveLength(2)
     const d = await call('resolve_part', { q: 'STM32F4' })
     expect(d.structuredContent!.candidates).toHaveLength(10)
+    // REST coerces because a query string has only text; a JSON argument of the wrong type is an error.
+    expectToolError(await call('resolve_part', { q: 'STM32F4', candidate_limit: '5' }), 'INVALID_PARAMETER', 'candidate_limit')
+    expectToolError(await call('resolve_part', { q: 5 }), 'INVALID_PARAMETER', 'q')
+    expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', limit: '5' }), 'INVALID_PARAMETER', 'limit')
+    expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', limit: 2.5 }), 'INVALID_PARAMETER', 'limit')
+    expectToolError(await call('get_context', { part: 'STM32F407VG', topic: ['registers'] }), 'INVALID_PARAMETER', 'topic')
   })
 
   it('rejects bad arguments with a tool error naming the argument', async () => {
@@ -227,6 +295,8 @@ describe('get_context', () => {
     expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', cursor: 'not-a-cursor' }), 'INVALID_CURSOR', 'cursor')
     expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', corpus_release: '0123456789abcdef' }), 'UNKNOWN_CORPUS_RELEASE', 'corpus_release')
     expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', fact_names: ' , ' }), 'INVALID_PARAMETER', 'fact_names')
+    // The deprecated REST parameter is not offered to agents: silicon_revision replaces it.
+    expectToolError(await call('get_context', { part: 'nRF52840', topic: 'errata', revision: '0x05' }), 'UNKNOWN_PARAMETER', 'revision')
   })
 })
 

@@ -1,14 +1,52 @@
+import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
-import { NoParams } from '../../schemas/params.js'
-import { OpenApiDocument, problemResponses } from '../../schemas/responses.js'
+import { namedSchemas, ref, shared } from '../../schemas/components.js'
+import { CONTRACT_VERSION, NoParams } from '../../schemas/params.js'
+import { OpenApiDocument, problemResponses, RESPONSE_ROOTS } from '../../schemas/responses.js'
+import { ERROR_CODES } from '../../service/errors.js'
 import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../fact-route.js'
+
 import type { Contract } from '../contract.js'
+
+/**
+ * The contract's schemas and document generator. Every named schema of src/schemas is added once
+ * to the app (so validation and fast-json-stringify resolve the routes' `$ref`s) and becomes a
+ * `components/schemas` entry under its own name. Must be registered before the routes.
+ */
+export async function registerContract(app: FastifyInstance, opts: { publicUrl?: string | undefined }): Promise<void> {
+  for (const s of namedSchemas(RESPONSE_ROOTS)) app.addSchema(shared(s))
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.1',
+      info: {
+        title: 'Hardware Facts',
+        version: CONTRACT_VERSION,
+        description:
+          'Deterministic, source-backed microcontroller facts (registers, pins, electrical limits, errata) with the provenance of every fact and the immutable corpus release it came from. Every /v1 route but /v1/error-codes/{code} requires `Authorization: Bearer <API_KEY>`, and so does POST /mcp. Error codes: ' +
+          Object.keys(ERROR_CODES).join(', ') +
+          '.',
+        license: { name: 'MIT', identifier: 'MIT' }
+      },
+      // The configured public URL; else the server the document is read from (a relative URL).
+      servers: [opts.publicUrl ? { url: opts.publicUrl.replace(/\/+$/, ''), description: 'This deployment' } : { url: '/', description: 'The server this document is served from' }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API credential issued by the operator.' } } }
+    },
+    // Components are named by their `$id` (`#/components/schemas/Fact`), not `def-N`; the title shows it in /docs.
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => {
+        if (typeof json.$id !== 'string') return `def-${i}`
+        json.title ??= json.$id
+        return json.$id
+      }
+    }
+  })
+}
 
 export default async function openapiRoute(app: FastifyInstance, { contract }: { contract: Contract }) {
   app.get(
     '/openapi.json',
     {
-      schema: { operationId: 'getOpenApi', summary: 'The contract (OpenAPI 3.1.1), MIT licensed', querystring: NoParams, headers: SERVICE_VERSION_HEADER, security: [], response: { 200: OpenApiDocument, ...problemResponses(GET_ERRORS) } },
+      schema: { operationId: 'getOpenApi', summary: 'The contract (OpenAPI 3.1.1), MIT licensed', querystring: NoParams, headers: SERVICE_VERSION_HEADER, security: [], response: { 200: ref(OpenApiDocument), ...problemResponses(GET_ERRORS) } },
       config: { rateLimit: false }
     },
     // Pre-serialized once: byte-stable, and the digest the service publishes is of these bytes.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { ContextParams } from '../../../schemas/params.js'
+import { ContextResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import { factRoute } from '../../fact-route.js'
 
@@ -11,6 +12,7 @@ export default async function contextRoute(app: FastifyInstance, { facts }: { fa
     description:
       'Facts in a deterministic order (best text match first when `query` is given), within `limit` and `max_tokens`. `page.nextCursor` continues the result set. An ambiguous or unknown part returns no facts, with candidates. The deprecated `revision` adds a `Deprecation` header.',
     querystring: ContextParams,
+    response: ContextResponse,
     scope: 'facts:read',
     handler: async (p, req, reply) => {
       const r = await facts.context(p, req.apiKey)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { PartParams } from '../../../schemas/params.js'
+import { CoverageResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import { factRoute } from '../../fact-route.js'
 
@@ -10,6 +11,7 @@ export default async function coverageRoute(app: FastifyInstance, { facts }: { f
     summary: 'Verified topic coverage of a part',
     description: 'Per topic: covered (with fact count and target), ambiguous (with candidates) or not covered (with the reason).',
     querystring: PartParams,
+    response: CoverageResponse,
     scope: 'facts:read',
     handler: (p, req) => facts.coverage(p, req.apiKey)
   })

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodeParams, NoParams } from '../../../schemas/params.js'
-import { JsonObject, problemResponses } from '../../../schemas/responses.js'
+import { ref } from '../../../schemas/components.js'
+import { ErrorCodeGuidance, problemResponses } from '../../../schemas/responses.js'
 import { ERROR_CODES, isErrorCode, ServiceError } from '../../../service/errors.js'
 import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../../fact-route.js'
 
@@ -22,7 +23,7 @@ export default async function errorCodesRoute(app: FastifyInstance) {
         querystring: NoParams,
         headers: SERVICE_VERSION_HEADER,
         security: [],
-        response: { 200: JsonObject, ...problemResponses([...GET_ERRORS, 404]) }
+        response: { 200: ref(ErrorCodeGuidance), ...problemResponses([...GET_ERRORS, 404]) }
       }
     },
     async (req) => errorCodeGuidance((req.params as { code: string }).code)

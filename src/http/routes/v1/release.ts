@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { CONTRACT_VERSION, NoParams } from '../../../schemas/params.js'
+import { ref } from '../../../schemas/components.js'
 import { ReleaseResponse, problemResponses } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import type { Contract } from '../../contract.js'
@@ -15,7 +16,7 @@ export default async function releaseRoute(app: FastifyInstance, { facts, contra
         querystring: NoParams,
         headers: SERVICE_VERSION_HEADER,
         security: BEARER_ALTERNATIVES,
-        response: { 200: ReleaseResponse, ...problemResponses(GET_ERRORS) }
+        response: { 200: ref(ReleaseResponse), ...problemResponses(GET_ERRORS) }
       },
       config: { scope: 'facts:read' }
     },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { PartParams } from '../../../schemas/params.js'
+import { SourcesResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import { factRoute } from '../../fact-route.js'
 
@@ -10,6 +11,7 @@ export default async function sourcesRoute(app: FastifyInstance, { facts }: { fa
     summary: 'Publisher provenance and archived artifacts behind a part',
     description: 'For each source artifact: publisher, distributor, license, upstream repository/commit/URL, archived sha256, size and media type, and trust metadata.',
     querystring: PartParams,
+    response: SourcesResponse,
     scope: 'facts:read',
     handler: (p, req) => facts.sources(p, req.apiKey)
   })

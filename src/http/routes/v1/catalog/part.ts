@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { CatalogPartParams } from '../../../../schemas/params.js'
+import { CatalogPartResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
 import { factRoute } from '../../../fact-route.js'
 
@@ -10,6 +11,7 @@ export default async function catalogPartRoute(app: FastifyInstance, { facts }: 
     summary: 'Catalog entry and document coverage of one part',
     description: 'The selector part (or device) with its attributes, the document target per topic, and the sources behind them.',
     querystring: CatalogPartParams,
+    response: CatalogPartResponse,
     scope: 'facts:read',
     handler: (p) => facts.catalogPart(p)
   })

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { CatalogSearchParams } from '../../../../schemas/params.js'
+import { CatalogSearchResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
 import { factRoute } from '../../../fact-route.js'
 
@@ -10,6 +11,7 @@ export default async function catalogSearchRoute(app: FastifyInstance, { facts }
     summary: 'Search the publisher selector catalog',
     description: 'Selector parts and RefNames whose name is the query, whose ordering code it is, or which start with it.',
     querystring: CatalogSearchParams,
+    response: CatalogSearchResponse,
     scope: 'facts:read',
     handler: (p) => facts.catalogSearch(p)
   })

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { ResolveParams } from '../../../../schemas/params.js'
+import { ResolveResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
 import { factRoute } from '../../../fact-route.js'
 
@@ -11,6 +12,7 @@ export default async function resolveRoute(app: FastifyInstance, { facts }: { fa
     description:
       'Resolves an ordering code, selector part, RefName, device name or family prefix. Never picks silently: `status` is `resolved`, `ambiguous` (with candidates and why each matched) or `not_found` (with suggestions); ambiguity is judged per topic in `topics`.',
     querystring: ResolveParams,
+    response: ResolveResponse,
     scope: 'facts:read',
     handler: (p, req) => facts.resolve(p, req.apiKey)
   })

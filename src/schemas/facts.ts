@@ -1,0 +1,162 @@
+import { Type, type Static } from 'typebox'
+import { StringEnum } from './components.js'
+
+/**
+ * A fact as /v1/context and get_context return it: the JSON the indexer stores per fact
+ * (indexer/encode.ts), described member by member. Values differ per topic and, for registers,
+ * per kind of element (peripheral, register, bit field).
+ */
+
+const closed = { additionalProperties: false } as const
+const Hex = (description: string) => Type.String({ pattern: '^0x[0-9A-Fa-f]+$', description })
+const Text = (description: string) => Type.Union([Type.String(), Type.Null()], { description })
+
+export const Topic = StringEnum(['registers', 'pins', 'electrical', 'errata'], { $id: 'Topic', description: 'Fact topic.' })
+
+export const Evidence = Type.Object(
+  {
+    sourceSha256: Type.String({ pattern: '^[a-f0-9]{64}$', description: 'sha256 of the exact source artifact bytes (see /v1/sources).' }),
+    sourcePath: Type.String({ description: 'Path of the artifact in the source inventory, e.g. `svd/STMicro/STM32F407.svd`.' }),
+    locator: Type.String({ description: 'Where in the artifact: `line 5954: /device/peripherals/peripheral[name=RCC]/registers/register[name=AHB1ENR]`.' }),
+    excerpt: Type.String({ description: 'A short excerpt of the source at the locator (at most about 240 characters).' })
+  },
+  { ...closed, $id: 'Evidence', description: 'Where a fact came from: enough to find the exact element or line in the archived artifact.' }
+)
+
+export const FactScope = Type.Object(
+  {
+    device: Type.String({ description: 'Device name as the publisher writes it (SVD name, STM32 RefName, Nordic model).' }),
+    parts: Type.Optional(Type.Array(Type.String(), { description: 'Selector parts the fact applies to, when narrower than the device.' })),
+    package: Type.Optional(Type.String({ description: 'Package the fact belongs to (pins).' })),
+    siliconRevisions: Type.Optional(Type.Array(Type.String(), { description: 'Silicon revision codes the fact applies to (errata), e.g. `0x05`.' }))
+  },
+  { ...closed, $id: 'FactScope', description: 'What the fact applies to; an absent member means "not narrowed by this dimension".' }
+)
+
+export const Interrupt = Type.Object(
+  { name: Type.String(), value: Type.Union([Type.Integer(), Type.Null()], { description: 'IRQ number.' }), description: Text('As the SVD writes it.') },
+  { ...closed, $id: 'Interrupt' }
+)
+
+export const PeripheralValue = Type.Object(
+  {
+    baseAddress: Hex('Peripheral base address, 8 hex digits.'),
+    description: Text('As the SVD writes it.'),
+    groupName: Type.Optional(Type.String()),
+    derivedFrom: Type.Optional(Type.String({ description: 'The peripheral this one copies its registers from.' })),
+    interrupts: Type.Array(Interrupt)
+  },
+  { ...closed, $id: 'PeripheralValue', description: 'A peripheral instance (fact name `GPIOA`).' }
+)
+
+export const RegisterValue = Type.Object(
+  {
+    address: Hex('Absolute address, 8 hex digits.'),
+    offset: Hex('Offset from the peripheral base address.'),
+    size: Type.Union([Type.Integer(), Type.Null()], { description: 'Width in bits.' }),
+    resetValue: Type.Union([Hex('Reset value.'), Type.Null()]),
+    resetMask: Type.Union([Hex('Bits the reset value defines.'), Type.Null()]),
+    access: Text('`read-write`, `read-only`, `write-only`, `writeOnce`, `read-writeOnce`.'),
+    description: Text('As the SVD writes it.'),
+    protection: Type.Optional(Type.String({ description: 'SVD protection: `s` secure, `n` non-secure, `p` privileged.' }))
+  },
+  { ...closed, $id: 'RegisterValue', description: 'A register (fact name `RCC.AHB1ENR`).' }
+)
+
+export const EnumeratedValue = Type.Object(
+  {
+    name: Type.String(),
+    value: Type.Union([Type.Integer(), Type.String(), Type.Null()], { description: 'A number, or the SVD text when it has do-not-care bits (`#1x0`).' }),
+    description: Text('As the SVD writes it.'),
+    usage: Type.Optional(Type.String({ description: '`read`, `write` or `read-write`.' })),
+    isDefault: Type.Optional(Type.Literal(true))
+  },
+  { ...closed, $id: 'EnumeratedValue' }
+)
+
+export const FieldValue = Type.Object(
+  {
+    bitOffset: Type.Integer({ minimum: 0, description: 'Position of the least significant bit.' }),
+    bitWidth: Type.Integer({ minimum: 1 }),
+    access: Text('Field access, or the register access it inherits.'),
+    description: Text('As the SVD writes it.'),
+    enumeratedValues: Type.Optional(Type.Array(EnumeratedValue))
+  },
+  { ...closed, $id: 'FieldValue', description: 'A bit field of a register (fact name `RCC.AHB1ENR.GPIOAEN`).' }
+)
+
+export const AlternateFunction = Type.Object(
+  { af: Type.Integer({ minimum: 0, description: 'AF number (`GPIO_AF7_USART1` → 7).' }), signal: Type.String() },
+  { ...closed, $id: 'AlternateFunction' }
+)
+
+export const PinRemap = Type.Object(
+  {
+    signal: Type.String(),
+    block: Type.Optional(Type.String({ description: 'AFIO remap block, e.g. `USART1_REMAP1`.' })),
+    default: Type.Boolean({ description: 'True for the reset-state mapping (no remap needed).' }),
+    macro: Type.Optional(Type.String({ description: 'HAL macro selecting this mapping.' }))
+  },
+  { ...closed, $id: 'PinRemap', description: 'STM32F1-style remapping of a signal onto the pin.' }
+)
+
+export const PinValue = Type.Object(
+  {
+    label: Type.String({ description: 'Pin name as the package lists it, e.g. `PA9`.' }),
+    package: Type.String(),
+    position: Type.String({ description: 'Pin number or ball, e.g. `68` or `B7`.' }),
+    positions: Type.Array(Type.String(), { description: 'Every position of pins with this name (VDD ×N).' }),
+    type: Type.String({ description: '`I/O`, `Power`, `Reset`, `Boot`, `MonoIO`, … as the source writes it.' }),
+    signals: Type.Array(Type.String()),
+    ioModes: Type.Optional(Type.Array(Type.String())),
+    alternateFunctions: Type.Optional(Type.Array(AlternateFunction, { description: 'Absent when the GPIO modes file could not be read: unknown, not empty.' })),
+    remaps: Type.Optional(Type.Array(PinRemap)),
+    variants: Type.Optional(Type.Array(Type.Object({ position: Type.String(), label: Type.String(), variant: Type.String() }, closed)))
+  },
+  { ...closed, $id: 'PinValue', description: 'A pin of one package (fact name `PA9`).' }
+)
+
+export const ElectricalValue = Type.Object(
+  { value: Type.Number(), unit: Type.String({ description: '`V`, `°C`, `MHz`, `µA/MHz`, `µA`.' }) },
+  { ...closed, $id: 'ElectricalValue', description: 'A limit (fact name `supply.vdd.min`).' }
+)
+
+export const ErrataHandling = Type.Object(
+  { handling: Type.String({ description: '`MDK` = implemented in the MDK; anything else is outside it.' }), module: Text('Affected module.'), functions: Type.Array(Type.String()), comment: Text('') },
+  { ...closed, $id: 'ErrataHandling', description: 'One row of the nrfx errata matrix.' }
+)
+
+export const ErratumValue = Type.Object(
+  {
+    number: Type.Integer(),
+    series: Type.String(),
+    device: Type.String(),
+    kind: StringEnum(['erratum', 'configuration']),
+    function: Type.String({ description: 'The MDK function that decides whether the erratum applies.' }),
+    partCode: Type.Union([Type.String(), Type.Null()]),
+    variants: Type.Array(Type.String()),
+    revisions: Type.Array(Type.Object({ code: Type.String(), applies: Type.Boolean() }, closed), { description: 'Per listed silicon revision: whether the erratum applies.' }),
+    appliesToUnlistedRevisions: Type.Boolean(),
+    handling: Type.Optional(Type.Array(ErrataHandling, { description: 'Absent when no errata matrix was indexed.' })),
+    workaroundInMdk: Type.Optional(Type.Boolean()),
+    workaroundEnabledByDefault: Type.Optional(Type.Boolean())
+  },
+  { ...closed, $id: 'ErratumValue', description: 'A silicon erratum (fact name `errata.109`).' }
+)
+
+const factProps = {
+  id: Type.String({ description: 'Stable across releases for the same target, topic, name and package.' }),
+  name: Type.String({ description: 'Filterable name: `GPIOA.MODER.MODER0`, `PA9`, `supply.vdd.min`, `errata.109`.' }),
+  scope: FactScope,
+  evidence: Type.Array(Evidence, { minItems: 1 })
+}
+const fact = <T extends string, V extends Parameters<typeof Type.Object>[0][string]>(id: string, topic: T, value: V, description: string) =>
+  Type.Object({ id: factProps.id, topic: Type.Literal(topic), name: factProps.name, value, scope: factProps.scope, evidence: factProps.evidence }, { ...closed, $id: id, description })
+
+export const RegisterFact = fact('RegisterFact', 'registers', Type.Union([PeripheralValue, RegisterValue, FieldValue]), 'A registers fact: a peripheral, a register or a bit field.')
+export const PinFact = fact('PinFact', 'pins', PinValue, 'A pins fact.')
+export const ElectricalFact = fact('ElectricalFact', 'electrical', ElectricalValue, 'An electrical limit.')
+export const ErratumFact = fact('ErratumFact', 'errata', ErratumValue, 'An erratum.')
+
+export const Fact = Type.Union([RegisterFact, PinFact, ElectricalFact, ErratumFact], { $id: 'Fact', description: 'One source-backed fact; `topic` tells which value it carries.' })
+export type Fact = Static<typeof Fact>
