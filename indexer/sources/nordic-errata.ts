@@ -36,7 +36,9 @@ const CORE_MACROS: Readonly<Record<string, string>> = {
   NRF_APPLICATION: 'APPLICATION',
   NRF_NETWORK: 'NETWORK'
 }
-const VARIANT_RE = /\bNRF\d{4,5}_XX[A-Z]{2}\b/g
+/** Build-variant macros: `NRF52832_XXAA`, `NRF5340_XXAA`, and series with letters, `NRF54H20_XXAA`. */
+const VARIANT_RE = /\bNRF\d{2}[A-Z]?\d{2,3}_XX[A-Z]{2}\b/g
+const VARIANT_ONE = /^NRF\d{2}[A-Z]?\d{2,3}_XX[A-Z]{2}$/
 
 /** One row of the nrfx errata matrix, cleaned from markdown/doxygen. */
 export interface ErrataHandling {
@@ -151,7 +153,8 @@ export function parseNordicErrata(artifacts: readonly LoadedArtifact[]): NordicE
         sourcePath: h.artifact.path,
         description:
           `Nordic MDK errata for ${model}${core}: variants ${variants.join(', ')}` +
-          (partCodes.length > 0 ? `; part code ${partCodes.join(', ')}` : '')
+          (partCodes.length > 0 ? `; part code ${partCodes.join(', ')}` : ''),
+        identity: { vendor: 'Nordic Semiconductor', series: modelFacts[0]!.series, variants, ...(info.core ? { core: info.core.toLowerCase() } : {}) }
       })
 
       const names = new Set<number>()
@@ -360,8 +363,8 @@ class ShapeError extends Error {
   }
 }
 
-const FN_DEF_RE = /^static inline bool (nrf\d+)_(errata|configuration)_(\d+)\(void\)\s*$/
-const FN_PROTO_RE = /^static inline bool (nrf\d+_(?:errata|configuration)_\d+)\(void\);\s*$/
+const FN_DEF_RE = /^static inline bool (nrf\d+[a-z]*)_(errata|configuration)_(\d+)\(void\)\s*$/
+const FN_PROTO_RE = /^static inline bool (nrf\d+[a-z]*_(?:errata|configuration)_\d+)\(void\);\s*$/
 const BANNER_RE = /^\/\*\s*=+.*=+\s*\*\/\s*$/
 
 function parseHeader(a: LoadedArtifact, problems: ParseProblem[], stats: NordicErrataStats): HeaderResult {
@@ -387,6 +390,7 @@ function parseHeader(a: LoadedArtifact, problems: ParseProblem[], stats: NordicE
     }
   }
 
+  const registers = headerRegisters(text)
   const declared = new Set<string>()
   const defined = new Set<string>()
   let regionStart = 0 // first line (0-based) after the previous function
@@ -443,6 +447,7 @@ function parseHeader(a: LoadedArtifact, problems: ParseProblem[], stats: NordicE
         prefix,
         defLine,
         configs,
+        registers,
         models: result.models,
         stats
       })
@@ -477,6 +482,7 @@ interface FunctionInput {
   prefix: string
   defLine: number
   configs: Config[]
+  registers: HeaderRegisters
   models: Map<string, ModelInfo>
   stats: NordicErrataStats
 }
@@ -515,7 +521,7 @@ function evaluateFunction(inp: FunctionInput): Outcome[] {
     }
     const lookup = macroLookup(cfg, seriesKey)
     const code = preprocess(body, lookup).code
-    const analysis = analyze(new CodeParser(tokenize(code), inp.defLine).parseBody(), inp.defLine)
+    const analysis = analyze(new CodeParser(tokenize(code), inp.defLine, inp.registers).parseBody(), inp.defLine)
     // Preamble: `#define NRF52_ERRATA_N_PRESENT 1|0` and the default of `..._ENABLE_WORKAROUND`.
     const defs = preprocess(pre, lookup).defines
     let present: boolean | undefined
@@ -595,13 +601,13 @@ function macroLookup(cfg: Config, seriesKey: string): Lookup {
       if (name === `${seriesKey}_SERIES`) return true
       throw new ShapeError(line, `refers to another series (${name})`)
     }
-    if (/^NRF\d{4,5}_XX[A-Z]{2}$/.test(name)) return name === cfg.variant
+    if (VARIANT_ONE.test(name)) return name === cfg.variant
     // DEVELOP_IN_x lets another chip stand in for x during development: not a device of its own.
     if (/^DEVELOP_IN_NRF\w+$/.test(name)) return false
     if (name in CORE_MACROS) return name === cfg.core
     if (name === 'NRF_TRUSTZONE_NONSECURE') return cfg.nonsecure
     // `#ifndef ..._ENABLE_WORKAROUND`: the user's override; the header's default is wanted.
-    if (/^NRF\d+_(ERRATA|CONFIGURATION)_\d+_(ENABLE_WORKAROUND|ENABLE)$/.test(name)) return false
+    if (/^NRF\d+[A-Z]*_(ERRATA|CONFIGURATION)_\d+_(ENABLE_WORKAROUND|ENABLE)$/.test(name)) return false
     throw new ShapeError(line, `unknown macro ${name} in a preprocessor condition`)
   }
 }
@@ -818,10 +824,13 @@ function parseNum(t: string): number {
 
 class CodeParser {
   private i = 0
+  /** Inside the branches of an `if` that only chooses where var1/var2 are read from. */
+  private fallback = 0
 
   constructor(
     private readonly toks: Tok[],
-    private readonly defLine: number
+    private readonly defLine: number,
+    private readonly registers: HeaderRegisters
   ) {}
 
   parseBody(): Stmt[] {
@@ -918,27 +927,27 @@ class CodeParser {
   }
 
   /**
-   * The right-hand side of a var1/var2 read. var1 is the part code (FICR +0x130, or the
-   * engineering-sample register 0xF0000FE0), var2 the revision (+0x134 or 0xF0000FE8);
-   * a read of anything else would make `if (var1 == ...)` mean something else.
+   * The right-hand side of a var1/var2 read. var1 is the part code, var2 the revision: which
+   * registers hold them is the header's own convention (FICR +0x130/+0x134 on nRF52/53/91,
+   * 0x0FFFE000/0x0FFFE004 on nRF54H), read from the header by headerRegisters. A read of a
+   * register the header does not otherwise use would make `if (var1 == ...)` mean something else.
    */
   private readExpr(name: Tok): void {
     this.checkVar(name)
-    const nums: number[] = []
+    const text: string[] = []
     let depth = 0
     while (this.peek() && !(depth === 0 && this.peek()?.t === ';')) {
       const t = this.next()
       if (t.t === '{' || t.t === '}' || KEYWORDS.has(t.t)) throw new ShapeError(t.line, `unexpected '${t.t}' in the read of ${name.t}`)
       if (t.t === '(') depth++
       if (t.t === ')') depth--
-      const n = parseNum(t.t)
-      if (!Number.isNaN(n)) nums.push(n)
+      text.push(t.t)
     }
-    const ok =
-      name.t === 'var1'
-        ? nums.some((n) => (n & 0xfff) === 0x130 || n === 0xf0000fe0)
-        : nums.some((n) => (n & 0xfff) === 0x134 || n === 0xf0000fe8)
-    if (!ok) throw new ShapeError(name.line, `cannot tell that ${name.t} reads the ${name.t === 'var1' ? 'part' : 'revision'} code`)
+    const reg = registerOf(text.join(' '))
+    const known = name.t === 'var1' ? this.registers.part : this.registers.revision
+    // The nRF52832 engineering-sample fallback reads another register where the usual one is blank.
+    if (reg === undefined || !(known.has(reg) || this.fallback > 0))
+      throw new ShapeError(name.line, `cannot tell that ${name.t} reads the ${name.t === 'var1' ? 'part' : 'revision'} code: ${reg ?? 'no register'} is not a register this header reads it from elsewhere`)
   }
 
   private ifStmt(): Stmt {
@@ -952,6 +961,9 @@ class CodeParser {
       if (t.t === ')' && --depth === 0) break
       cond.push(t)
     }
+    const [a, op, b] = cond
+    const partTest = cond.length === 3 && a?.t === 'var1' && op?.t === '==' && b !== undefined && !Number.isNaN(parseNum(b.t))
+    if (!partTest) this.fallback++
     const then = this.block()
     let end = then.end
     let other: Stmt[] = []
@@ -961,8 +973,8 @@ class CodeParser {
       other = e.body
       end = e.end
     }
-    const [a, op, b] = cond
-    if (cond.length === 3 && a?.t === 'var1' && op?.t === '==' && b && !Number.isNaN(parseNum(b.t))) {
+    if (!partTest) this.fallback--
+    if (partTest && b) {
       if (other.length > 0) throw new ShapeError(start.line, 'if (var1 == ...) with an else branch')
       return { k: 'part', code: parseNum(b.t), body: then.body, line: start.line, end }
     }
@@ -1016,6 +1028,40 @@ class CodeParser {
     const end = this.expect('}').line
     return { k: 'switch', cases, def, line: start.line, end }
   }
+}
+
+/** The registers a header reads var1 (part code) and var2 (revision) from. */
+interface HeaderRegisters {
+  part: ReadonlySet<string>
+  revision: ReadonlySet<string>
+}
+
+/**
+ * The register a read expression names: `NRF_FICR+0x130` for a FICR offset (secure or non-secure
+ * alias alike), else the first address (`0x0FFFE000`); masks after it do not change the register.
+ */
+function registerOf(expr: string): string | undefined {
+  const n = /0[xX][0-9a-fA-F]+|\b\d+/.exec(expr)
+  if (!n) return undefined
+  const addr = '0x' + parseNum(n[0].replace(/ul$/i, '')).toString(16).toUpperCase().padStart(8, '0')
+  return /\bNRF_FICR\w*/.test(expr) ? `NRF_FICR+${addr}` : addr
+}
+
+/**
+ * The header's part-code and revision registers: those its functions read var1 and var2 from
+ * more than once (the convention every erratum follows); a register only one read names is an
+ * outlier, unless it is the only one the header reads.
+ */
+function headerRegisters(text: string): HeaderRegisters {
+  const counts = { var1: new Map<string, number>(), var2: new Map<string, number>() }
+  for (const m of text.matchAll(/\b(var[12])\s*=\s*([^;]+);/g)) {
+    const reg = registerOf(m[2]!)
+    if (reg === undefined) continue
+    const c = counts[m[1] as 'var1' | 'var2']
+    c.set(reg, (c.get(reg) ?? 0) + 1)
+  }
+  const pick = (c: Map<string, number>) => new Set([...c].filter(([, n]) => n > 1 || c.size === 1).map(([r]) => r))
+  return { part: pick(counts.var1), revision: pick(counts.var2) }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,6 +23,11 @@ interface Dim {
   count: number
   increment: number
   indices: readonly string[]
+  /**
+   * Set for an array too long to list element by element (a 16 Mi-entry byte buffer): it is one
+   * element (count 1, named as written, `DATA[%s]`) whose fact says how many there are.
+   */
+  whole?: number
 }
 
 interface NodeBase {
@@ -189,10 +194,11 @@ const MAX_FACTS = 2_000_000
 
 function makeDim(dim: string, inc: string | undefined, index: string | undefined): Dim | string {
   const count = parseSmall(dim)
-  // A runaway dim would multiply facts without bound; no real device has arrays this large.
-  if (count === undefined || count > MAX_DIM) return `unusable <dim>${dim}</dim>`
+  if (count === undefined) return `unusable <dim>${dim}</dim>`
   const increment = parseSmall(inc)
   if (increment === undefined && count > 1) return 'dim without a usable <dimIncrement>'
+  // Listing a runaway dim would multiply facts without bound: such an array is stated once.
+  if (count > MAX_DIM) return { count: 1, increment: increment ?? 0, indices: WHOLE_INDEX, whole: count }
   return { count, increment: increment ?? 0, indices: index ? parseDimIndex(index, count) : numericIndices(count) }
 }
 
@@ -209,8 +215,11 @@ function expandText(text: string | undefined, index: string): string | undefined
   return text !== undefined && text.indexOf('%s') !== -1 ? text.split('%s').join(index) : text
 }
 
+const WHOLE_INDEX = ['%s']
+
 function expandedNames(n: NodeBase): string[] {
   if (!n.dim) return [n.name]
+  if (n.dim.whole !== undefined) return [n.name]
   if (!n.expanded) n.expanded = n.dim.indices.map((i) => expandName(n.name, i))
   return n.expanded
 }
@@ -254,6 +263,8 @@ class SvdFile {
     let name: string | undefined
     let description: string | undefined
     let series: string | undefined
+    let vendor: string | undefined
+    let cpu: string | undefined
     let peripheralsEl: XmlElement | undefined
     let props: Props | undefined
     for (const c of root.children) {
@@ -266,6 +277,12 @@ class SvdFile {
           break
         case 'series':
           series = c.text
+          break
+        case 'vendor':
+          vendor = c.text
+          break
+        case 'cpu':
+          for (const x of c.children) if (x.name === 'name' && x.text) cpu = x.text
           break
         case 'peripherals':
           peripheralsEl = c
@@ -288,6 +305,9 @@ class SvdFile {
       sourcePath: this.art.path,
       ...(desc ? { description: collapse(desc) } : {})
     }
+    // Without a <vendor> (Silicon Labs' SVDs have none), the inventory's publisher says whose device it is.
+    const maker = vendor ? collapse(vendor) : this.art.publisher
+    this.target.identity = { ...(maker ? { vendor: maker } : {}), ...(series ? { series } : {}), ...(cpu ? { cpu } : {}) }
     this.scope = { device: name }
     if (!peripheralsEl) return
 
@@ -919,6 +939,8 @@ class SvdFile {
           description: (dim ? expandText(description, dim.indices[i] as string) : description) ?? null
         }
         if (protection !== undefined) value.protection = protection
+        // One fact for an array too long to list: `address` is element 0's.
+        if (dim?.whole !== undefined) value.array = { count: dim.whole, increment: hex(dim.increment, 0) }
         this.push(rname, value, regEv, peripherals)
         for (const f of fields) this.emitField(f, rname, access, fieldAnchor, peripherals)
       }

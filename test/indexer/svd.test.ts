@@ -53,7 +53,9 @@ describe('svd adapter: hand-written features fixture', () => {
         device: 'DEMO1',
         sourceSha256: 'f'.repeat(64),
         sourcePath: 'svd/Test/features.svd',
-        description: 'Demo device for the adapter tests'
+        description: 'Demo device for the adapter tests',
+        // <vendor>Example</vendor> and <series>DEMO</series> of the fixture's <device>
+        identity: { vendor: 'Example', series: 'DEMO' }
       }
     ])
     expect(new Set(result.facts.map((f) => f.name)).size).toBe(result.facts.length)
@@ -310,7 +312,7 @@ describe('svd adapter: broken input', () => {
     expect(r.parts).toEqual([])
   })
 
-  it('register derivedFrom a relative CLUSTER.REG path; runaway or broken dims are refused, not expanded', () => {
+  it('register derivedFrom a relative CLUSTER.REG path; a runaway dim is one array fact, a broken dim is refused', () => {
     const text = `<device><name>REL</name><size>32</size><peripherals><peripheral><name>P</name><baseAddress>0x1000</baseAddress><registers>
 <cluster><name>C</name><addressOffset>0x10</addressOffset><register><name>R</name><addressOffset>0x4</addressOffset><resetValue>7</resetValue></register></cluster>
 <register derivedFrom="C.R"><name>COPY</name><addressOffset>0x40</addressOffset></register>
@@ -318,12 +320,11 @@ describe('svd adapter: broken input', () => {
 <register><dim>2</dim><name>NOINC%s</name><addressOffset>0x200</addressOffset></register>
 </registers></peripheral></peripherals></device>`
     const r = parseSvd(artifact('svd/Test/rel.svd', text))
-    expect(r.facts.map((f) => f.name)).toEqual(['P', 'P.C.R', 'P.COPY'])
+    expect(r.facts.map((f) => f.name)).toEqual(['P', 'P.C.R', 'P.COPY', 'P.HUGE%s'])
     expect(byName(r.facts).get('P.COPY')?.value).toMatchObject({ address: '0x00001040', resetValue: '0x00000007' })
-    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
-      [4, 'unusable <dim>100000</dim>'],
-      [5, 'dim without a usable <dimIncrement>']
-    ])
+    // 100000 elements are not listed: element 0 at 0x1000 + 0x100, 100000 of them 4 bytes apart.
+    expect(byName(r.facts).get('P.HUGE%s')?.value).toMatchObject({ address: '0x00001100', array: { count: 100000, increment: '0x4' } })
+    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([[5, 'dim without a usable <dimIncrement>']])
   })
 
   it('CRLF line endings, a BOM and decimal/#binary numbers', () => {
