@@ -81,6 +81,8 @@ export interface NordicErrataOutput {
 
 export const nordicErrataAdapter: SourceAdapter = {
   name: 'nordic-errata',
+  // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
+  version: '2',
   kinds: [NORDIC_ERRATA_HEADER_KIND, NORDIC_ERRATA_MATRIX_KIND],
   parse(artifacts) {
     return parseNordicErrata(artifacts).result

@@ -51,6 +51,8 @@ interface PeriphNode extends NodeBase {
   kind: 'peripheral'
   base?: PeriphNode
   baseAddress?: number
+  /** The `<baseAddress>` element used (the first, when a file gives two). */
+  baseAddressEl?: XmlElement
   groupName?: string
   props?: Props
   chainProps?: Props
@@ -350,6 +352,7 @@ class SvdFile {
       base: undefined,
       el,
       baseAddress: undefined,
+      baseAddressEl: undefined,
       groupName: undefined,
       props: undefined,
       chainProps: undefined,
@@ -371,7 +374,12 @@ class SvdFile {
           if (c.text) p.groupName = c.text
           break
         case 'baseAddress':
-          p.baseAddress = parseSmall(c.text)
+          // A second one is a defect of the file: the first stays, and both lines are named.
+          if (p.baseAddressEl) this.problem(c.line, `<baseAddress> given twice in one peripheral (lines ${p.baseAddressEl.line} and ${c.line}); the one on line ${p.baseAddressEl.line} is used`)
+          else {
+            p.baseAddress = parseSmall(c.text)
+            p.baseAddressEl = c
+          }
           break
         case 'registers':
           p.registersEl = c
@@ -812,9 +820,11 @@ class SvdFile {
     const base = this.baseOf(p)
     if (p.derivedFrom && !base) return // reported by baseOf
     let baseAddress = p.baseAddress
+    let baseFrom: PeriphNode = p
     let description = p.description
     let groupName = p.groupName
     for (let b = base, d = 0; b && d < 64; b = b.base, d++) {
+      if (baseAddress === undefined && b.baseAddress !== undefined) baseFrom = b
       baseAddress ??= b.baseAddress
       description ??= b.description
       groupName ??= b.groupName
@@ -832,6 +842,9 @@ class SvdFile {
     const dim = p.dim
     const count = dim ? dim.count : 1
     const names = expandedNames(p)
+    // A register's address is base + offsets: its evidence includes the <baseAddress> element.
+    const at = baseFrom.baseAddressEl!.line
+    const baseEv: Evidence[] = [{ sourceSha256: this.art.sha256, sourcePath: this.art.path, locator: 'line ' + at + ': ' + baseFrom.path + '/baseAddress', excerpt: this.lines.excerpt(at, 1) }]
     for (let i = 0; i < count; i++) {
       const pname = names[i] as string
       const addr = baseAddress + (dim ? i * dim.increment : 0)
@@ -844,7 +857,7 @@ class SvdFile {
       value.interrupts = interrupts
       const peripherals = [pname]
       this.push(pname, value, this.evidenceFor(p, undefined), peripherals)
-      this.walk(items, pname, addr, 0, props, anchor, peripherals)
+      this.walk(items, pname, addr, 0, props, anchor, peripherals, baseEv)
     }
   }
 
@@ -881,7 +894,9 @@ class SvdFile {
     offset: number,
     props: Props,
     anchor: NodeBase | undefined,
-    peripherals: string[]
+    peripherals: string[],
+    /** Evidence of what the address adds up from: the <baseAddress>, then each enclosing cluster. */
+    addressEv: Evidence[]
   ): void {
     for (const it of items) {
       const base = this.baseOf(it)
@@ -907,15 +922,17 @@ class SvdFile {
         const p = mergeProps(own, props)
         const eff = this.effectiveItems(it)
         const inner = anchor ?? (eff.from !== it ? it : undefined)
+        const clusterEv = addressEv.concat(this.evidence(it))
         for (let i = 0; i < count; i++) {
           const off = offset + addressOffset + (dim ? i * dim.increment : 0)
-          this.walk(eff.items, prefix + '.' + names[i], periphBase, off, p, inner, peripherals)
+          this.walk(eff.items, prefix + '.' + names[i], periphBase, off, p, inner, peripherals, clusterEv)
         }
         continue
       }
       const fields = this.effectiveFields(it)
       const fieldAnchor = anchor ?? (fields.length > 0 && fields[0]?.parent !== it ? it : undefined)
-      const regEv = this.evidenceFor(it, anchor)
+      const ownEv = this.evidenceFor(it, anchor)
+      const regEv = ownEv.concat(addressEv.filter((e) => !ownEv.includes(e)))
       // Register properties resolved without allocating a merged object per register.
       const size = own.size ?? props.size
       const pad = size !== undefined ? Math.ceil(size / 4) : 1
@@ -1088,6 +1105,8 @@ export function parseSvd(artifact: LoadedArtifact, stats?: SvdStats): AdapterRes
 
 export const svdAdapter: SourceAdapter = {
   name: 'cmsis-svd',
+  // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
+  version: '2',
   kinds: ['cmsis-svd'],
   // Each file is a device of its own.
   units: (artifacts) => artifacts.map((a) => [a]),
