@@ -355,6 +355,25 @@ describe('svd adapter: broken input', () => {
     expect(f?.evidence[1]?.excerpt).toBe('<baseAddress>0x1000</baseAddress>')
   })
 
+  it('an <addressOffset> or <bitOffset> given twice: the first is used, both lines named', () => {
+    const text = `<device><name>TWICE</name><peripherals><peripheral><name>P</name><baseAddress>0x1000</baseAddress><registers>
+<register><name>R</name>
+<addressOffset>0x4</addressOffset>
+<addressOffset>0x8</addressOffset>
+<fields><field><name>F</name>
+<bitOffset>3</bitOffset>
+<bitOffset>5</bitOffset>
+<bitWidth>1</bitWidth></field></fields>
+</register></registers></peripheral></peripherals></device>`
+    const r = parseSvd(artifact('svd/Test/twice2.svd', text))
+    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
+      [4, '<addressOffset> given twice in one register (lines 3 and 4); the one on line 3 is used'],
+      [7, '<bitOffset> given twice in one field (lines 6 and 7); the one on line 6 is used']
+    ])
+    expect(byName(r.facts).get('P.R')?.value).toMatchObject({ address: '0x00001004' })
+    expect(byName(r.facts).get('P.R.F')?.value).toMatchObject({ bitOffset: 3 })
+  })
+
   it('CRLF line endings, a BOM and decimal/#binary numbers', () => {
     const text =
       '\uFEFF<?xml version="1.0"?>\r\n<device>\r\n<name>CRLF</name>\r\n<peripherals>\r\n<peripheral>\r\n<name>P</name>\r\n' +

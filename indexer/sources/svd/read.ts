@@ -22,6 +22,12 @@ export class SvdReader {
     this.lines = new SourceLines(text)
   }
 
+  /** An element given twice where the schema allows one: a defect of the file, reported with both lines; the first is used. */
+  protected twice(parent: XmlElement, again: XmlElement, what: string): void {
+    const first = parent.children.find((x) => x.name === again.name)!.line
+    this.problem(again.line, `<${again.name}> given twice in one ${what} (lines ${first} and ${again.line}); the one on line ${first} is used`)
+  }
+
   /** Once per element and reason, though an element may be walked once per derived/dim instance. */
   protected problem(line: number, reason: string): void {
     const key = line + reason
@@ -80,7 +86,7 @@ export class SvdReader {
           break
         case 'baseAddress':
           // A second one is a defect of the file: the first stays, and both lines are named.
-          if (p.baseAddressEl) this.problem(c.line, `<baseAddress> given twice in one peripheral (lines ${p.baseAddressEl.line} and ${c.line}); the one on line ${p.baseAddressEl.line} is used`)
+          if (p.baseAddressEl) this.twice(el, c, 'peripheral')
           else {
             p.baseAddress = parseSmall(c.text)
             p.baseAddressEl = c
@@ -150,7 +156,8 @@ export class SvdReader {
           if (c.text) n.description = collapse(c.text)
           break
         case 'addressOffset':
-          n.addressOffset = parseSmall(c.text)
+          if (n.addressOffset !== undefined) this.twice(el, c, n.kind)
+          else n.addressOffset = parseSmall(c.text)
           break
         case 'fields':
           n.fieldsEl = c
@@ -217,10 +224,12 @@ export class SvdReader {
           if (c.text) f.description = collapse(c.text)
           break
         case 'bitOffset':
-          f.bitOffset = parseSmall(c.text)
+          if (f.bitOffset !== undefined) this.twice(el, c, 'field')
+          else f.bitOffset = parseSmall(c.text)
           break
         case 'bitWidth':
-          f.bitWidth = parseSmall(c.text)
+          if (f.bitWidth !== undefined) this.twice(el, c, 'field')
+          else f.bitWidth = parseSmall(c.text)
           break
         case 'lsb':
           lsb = parseSmall(c.text)
