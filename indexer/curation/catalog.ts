@@ -25,7 +25,7 @@ interface Draft {
 }
 
 /** `STM32L4x6*`-style pattern (only a trailing `*`) over normalized keys. */
-export function matchesPattern(pattern: string, name: string): boolean {
+function matchesPattern(pattern: string, name: string): boolean {
   const key = normalizeKey(name)
   return pattern.endsWith('*') ? key.startsWith(normalizeKey(pattern.slice(0, -1))) : key === normalizeKey(pattern)
 }
@@ -78,6 +78,14 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     addTarget(d, 'electrical', first.target)
     for (const p of parts) d.members.add(p.name)
     d.attrs = { package: first.package, family: first.family, line: first.line, core: first.core, vendor: 'STMicroelectronics' }
+  }
+
+  // A pin-data file that could not be read still names its RefName (the file name), so the
+  // part learns that its source failed rather than that there is none.
+  for (const t of input.targets) {
+    if (!t.failure || !t.topics.includes('pins')) continue
+    const d = entity(t.device, 'refname', `pin-data file ${t.sourcePath}, which could not be read: named by its file name`)
+    for (const topic of t.topics) addTarget(d, topic, t.key)
   }
 
   // SVD devices: each by its own <name>; selector parts it covers by the wildcard rule.
@@ -142,13 +150,14 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
   }
 
   // Ordering codes, by the vendor's rule, for devices that are parts (not one core of a part).
+  const byKey = new Map(input.targets.map((t) => [t.key, t] as const))
+  const variantsOf = (d: Draft) => [...(d.targets.get('errata') ?? [])].flatMap((k) => byKey.get(k)?.identity?.variants ?? [])
   for (const d of drafts.values()) {
     if (d.kind !== 'device' || d.ordering || coreOf(d.name)) continue
-    const keyTarget = [...d.targets.values()].flatMap((s) => [...s])[0]
-    const t = keyTarget !== undefined ? input.targets.find((x) => x.key === keyTarget) : undefined
-    const variants = input.targets.filter((x) => d.targets.get('errata')?.has(x.key)).flatMap((x) => x.identity?.variants ?? [])
+    const first = [...d.targets.values()].flatMap((s) => [...s])[0]
+    const t = first !== undefined ? byKey.get(first) : undefined
     const vendor = t ? vendorOf(t) : d.attrs.vendor ? vendorOf({ key: '', identity: { vendor: d.attrs.vendor } }) : 'other'
-    const o = deviceOrdering(d.name, vendor, variants)
+    const o = deviceOrdering(d.name, vendor, variantsOf(d))
     if (o) d.ordering = o
   }
 
@@ -167,7 +176,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     const d = entity(a.name, 'device', `curation: ${a.reason}`)
     for (const t of ts) for (const topic of t.topics) if (!a.topics || a.topics.includes(topic)) addTarget(d, topic, t.key)
     if (!d.ordering) {
-      const o = deviceOrdering(d.name, vendorOf(ts[0]!), input.targets.filter((x) => d.targets.get('errata')?.has(x.key)).flatMap((x) => x.identity?.variants ?? []))
+      const o = deviceOrdering(d.name, vendorOf(ts[0]!), variantsOf(d))
       if (o) d.ordering = o
     }
   }

@@ -101,6 +101,14 @@ describe('derived catalog', () => {
     expect(registers(ix, 'ATSAMD21E15B-UUT')).toEqual(['ATSAMD21E15B', 'ATSAMD21E15BU'])
   })
 
+  it('a source that could not be read still maps its part: the topic is failed, not missing, and no reach problem', () => {
+    const failed: TargetSummary = { ...pins('STM32X123K(6-8)Tx', 'LQFP32'), key: 'failed:pins/stm32/mcu/STM32X123K(6-8)Tx.xml', factCounts: {}, failure: { file: 'pins/stm32/mcu/STM32X123K(6-8)Tx.xml', line: 3, reason: 'not well-formed XML' } }
+    const { ix, catalog } = index([failed], [])
+    const c = ix.choices(ix.match('STM32X123K(6-8)Tx').matches.map((m) => m.entity), 'pins').choices
+    expect(c.map((x) => x.target.failure)).toEqual([{ file: 'pins/stm32/mcu/STM32X123K(6-8)Tx.xml', line: 3, reason: 'not well-formed XML' }])
+    expect(checkReach(catalog)).toEqual({ problems: [], reachable: 0, total: 0 })
+  })
+
   it('a device named like its series is no part name without a curation alias, and is then unreachable', () => {
     const { catalog } = buildCatalog({ targets: [svd('Nordic/nrf52', 'nrf52', { vendor: 'Nordic Semiconductor', series: 'nrf52' })], parts: [] }, EMPTY_CURATION)
     expect(catalog.entities).toEqual([])
