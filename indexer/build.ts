@@ -7,7 +7,9 @@ import type { ReleaseCatalog } from '../src/model/catalog.js'
 import { DataDir } from '../src/store/layout.js'
 import { SCHEMA, SCHEMA_VERSION, scopedTermPrefix } from '../src/store/sqlite/schema.js'
 import type { ReleaseManifest } from '../src/store/types.js'
-import { buildCatalog, loadCuration } from './curation/catalog.js'
+import { buildCatalog } from './curation/catalog.js'
+import { loadCuration } from './curation/curation.js'
+import { catalogTargets, checkReach } from './curation/reach.js'
 import { scopedTerms, type EncodedFact } from './encode.js'
 import { loadArtifacts, readInventory } from './inventory.js'
 import { parseAll, parseUnits, type ParsedUnit } from './parse-units.js'
@@ -21,6 +23,8 @@ export const INDEXER_FORMAT = 1
 export interface BuildOptions {
   inventory: string
   dataDir: string
+  /** Curation file; default `curation.json` beside the inventory, if there is one. */
+  curation?: string
   /** Progress per stage; the CLI draws a bar on a terminal, log lines otherwise. */
   onProgress?: (stage: string, done: number, total: number) => void
   now?: () => Date
@@ -60,6 +64,8 @@ function concat(parsed: ParsedUnit[], unclaimed: ParseProblem[]) {
 export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   const { lap, timings } = stopwatch()
   const progress = opts.onProgress ?? (() => {})
+  // Read first: a bad curation file stops the build before any work.
+  const { curation, raw: curationRaw } = loadCuration(opts.inventory, opts.curation)
   const data = new DataDir(opts.dataDir)
   const inv = readInventory(opts.inventory)
   let loaded = 0
@@ -83,7 +89,6 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     else buckets[i]!.push(f)
   }
 
-  const { curation, raw: curationRaw } = loadCuration()
   const idHash = createHash('sha256')
   idHash.update(`hwfacts-release/1\nindexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}\n${curationRaw}\n`)
   for (const a of artifacts) idHash.update(`${a.path} ${a.sha256} ${a.kind}\n`)
@@ -128,8 +133,11 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     })()
     lap('facts')
 
-    const built = buildCatalog({ targets: out.targets, parts: out.parts, counts }, curation)
+    const built = buildCatalog({ targets: catalogTargets(artifacts, out.targets, problems, counts), parts: out.parts }, curation)
     const catalog: ReleaseCatalog = built.catalog
+    const reach = checkReach(catalog)
+    for (const p of reach.problems) problems.push(p)
+    built.notes.push(`reachability: ${reach.reachable} of ${reach.total} targets resolve from a part name`)
     const catalogJson = JSON.stringify(catalog)
     idHash.update(catalogJson)
     const id = idHash.digest('hex').slice(0, 16)

@@ -9,10 +9,12 @@ import { DataDir } from '../src/store/layout.js'
 import { buildRelease } from './build.js'
 import { fetchSources } from './fetch.js'
 import { InventoryError } from './inventory.js'
+import { CurationError } from './curation/curation.js'
 import { promote, PromotionError, readManifest, verify } from './releases.js'
 
 const USAGE = `usage:
-  hwfacts index <sources-dir|sources.json> [--data-dir D] [--promote] [--allow-partial]
+  hwfacts index <sources-dir|sources.json> [--data-dir D] [--curation F] [--promote] [--allow-partial]
+      (curation: F, else curation.json beside the inventory, else none)
   hwfacts releases [--data-dir D]
   hwfacts promote <release-id> [--data-dir D] [--allow-partial]
   hwfacts verify <release-id> [--data-dir D]
@@ -66,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
       out: { type: 'string' },
       mirror: { type: 'string' },
       'keys-file': { type: 'string' },
+      curation: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false }
     }
   })
@@ -79,12 +82,13 @@ export async function main(argv: string[]): Promise<number> {
     case 'index': {
       if (!arg) break
       const bar = progressReporter()
-      const r = await buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update })
+      const r = await buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update, ...(values.curation ? { curation: resolve(values.curation) } : {}) })
       bar.stop()
       for (const p of r.problems) process.stderr.write(`hwfacts: problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.reason}\n`)
+      for (const n of r.manifest.coverageNotes) process.stderr.write(`hwfacts: coverage: ${n}\n`)
       process.stderr.write(
         `hwfacts: release ${r.id} ${r.reused ? '(already kept, unchanged)' : 'written'}: ${r.manifest.counts.facts} facts, ` +
-          `${r.manifest.counts.parts} parts, ${r.manifest.sources.length} sources; ${JSON.stringify(r.timingsMs)}\n`
+          `${r.manifest.counts.parts} parts, ${r.manifest.counts.targets} targets, ${r.manifest.sources.length} sources, ${r.problems.length} problems; ${JSON.stringify(r.timingsMs)}\n`
       )
       process.stdout.write(r.id + '\n')
       if (values.promote) {
@@ -152,7 +156,7 @@ if (isMain) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof InventoryError || err instanceof PromotionError) {
+      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError) {
         process.stderr.write(`hwfacts: ${err.message}\n`)
         process.exit(2)
       }

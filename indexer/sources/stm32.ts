@@ -18,6 +18,8 @@ const GPIO_KIND = 'stm32-pin-data-gpio-modes'
  */
 export const stm32Adapter: SourceAdapter = {
   name: 'stm32-pin-data',
+  // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
+  version: '2',
   kinds: [MCU_KIND, GPIO_KIND],
   parse(artifacts: readonly LoadedArtifact[]): AdapterResult {
     const result = emptyResult()
@@ -63,6 +65,8 @@ interface McuContext {
   pinScope: FactScope
   instances: ReadonlySet<string>
   gpio: GpioModesFile | undefined
+  /** Why alternate functions are unknown for every pin of the file, when they are. */
+  noAlternateFunctions?: string
   ev: (line: number, path: string) => Evidence
   ioModesCache: Map<string, string[]>
 }
@@ -220,21 +224,26 @@ function parseMcu(artifact: LoadedArtifact, build: Build): void {
 
   // GPIO modes: missing or unreadable → pins still come, without AF numbers, and a problem says so.
   let gpio: GpioModesFile | undefined
+  let missing: string | undefined
+  const noAf = (line: number, why: string) => {
+    missing = why
+    problems.push({ file, line, reason: `${why}: pins given without alternate functions` })
+  }
   if (!gpioIp?.attrs.Version) {
-    problems.push({ file, line: root.line, reason: 'no <IP Name="GPIO" Version=...>: pins given without alternate functions' })
+    noAf(root.line, 'no <IP Name="GPIO" Version=...>')
   } else {
     const gpioPath = posix.join(posix.dirname(file), 'IP', `GPIO-${gpioIp.attrs.Version}_Modes.xml`)
     const gpioArtifact = gpioByPath.get(gpioPath)
     if (!gpioArtifact) {
-      problems.push({ file, line: gpioIp.line, reason: `GPIO modes file ${gpioPath} is not in the inventory: pins given without alternate functions` })
+      noAf(gpioIp.line, `GPIO modes file ${gpioPath} is not in the inventory`)
     } else {
       if (!gpioCache.has(gpioPath)) gpioCache.set(gpioPath, readGpioModes(gpioArtifact, problems))
       gpio = gpioCache.get(gpioPath)
-      if (!gpio) problems.push({ file, line: gpioIp.line, reason: `GPIO modes file ${gpioPath} is unreadable: pins given without alternate functions` })
+      if (!gpio) noAf(gpioIp.line, `GPIO modes file ${gpioPath} is unreadable`)
     }
   }
 
-  const ctx: McuContext = { key, pkg, pinScope: { device: refName, parts, package: pkg }, instances, gpio, ev, ioModesCache: build.ioModesCache }
+  const ctx: McuContext = { key, pkg, pinScope: { device: refName, parts, package: pkg }, instances, gpio, ev, ioModesCache: build.ioModesCache, ...(missing ? { noAlternateFunctions: missing } : {}) }
   for (const [name, entries] of pinGroups) result.facts.push(pinFact(name, entries, ctx))
 }
 
@@ -256,7 +265,9 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
   const labels: string[] = []
   const evidence: Evidence[] = []
   let gpioEvidence: Evidence[] | undefined
-  let variants: { position: string; label: string; variant: string }[] | undefined
+  let variants: { position: string; label: string; variant: string; signals: string[] }[] | undefined
+  // A remap variant's signals are its pad's alone: they are not the pin's own pad's signals.
+  const hasOwn = entries.some((el) => !el.attrs.Variant)
   const afs: { af: number; signal: string }[] = []
   const remaps: Stm32Remap[] = []
   let ioModes: string[] | undefined
@@ -269,13 +280,16 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
       labels.push(label)
       evidence.push(ctx.ev(el.line, `/Mcu/Pin[Name=${label}]`))
     }
-    if (el.attrs.Variant) (variants ??= []).push({ position, label, variant: el.attrs.Variant })
-    const start = signals.length
+    const variant = el.attrs.Variant ? { position, label, variant: el.attrs.Variant, signals: [] as string[] } : undefined
+    if (variant) (variants ??= []).push(variant)
+    const into = variant && hasOwn ? variant.signals : signals
+    const start = into.length
     let eventOut = false
     for (const s of el.children) {
       const sig = s.attrs.Name
       if (s.name !== 'Signal' || !sig) continue
-      if (!signals.includes(sig)) signals.push(sig)
+      if (variant && !variant.signals.includes(sig) && into !== variant.signals) variant.signals.push(sig)
+      if (!into.includes(sig)) into.push(sig)
       if (sig === 'GPIO' && s.attrs.IOModes) {
         const modes = splitModes(s.attrs.IOModes, ctx.ioModesCache)
         ioModes ??= modes
@@ -287,7 +301,7 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
     // The modes file serves a whole line (F405/F407/F415/F417 share one); keep only signals this
     // MCU lists on the pin, plus EVENTOUT where its GPIO signal offers that mode. `own` is this
     // entry's signals: those it added to `signals` plus any an earlier entry already had.
-    const own = start === 0 ? signals : signalsOf(el)
+    const own = start === 0 ? into : signalsOf(el)
     let used = false
     for (const a of modes.afs) {
       if (!(own.includes(a.signal) || (eventOut && a.signal === 'EVENTOUT'))) continue
@@ -316,11 +330,14 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
   if (gpio) {
     value.alternateFunctions = afs
     if (gpio.usesRemapBlocks) value.remaps = remaps
+  } else if (ctx.noAlternateFunctions) {
+    // Said on every such pin, so a reader never takes the missing list for "no alternate function".
+    value.alternateFunctionsUnknown = ctx.noAlternateFunctions
   }
   if (variants) value.variants = variants
   const fact: FactDraft = { target: ctx.key, topic: 'pins', name, value, scope: ctx.pinScope, evidence: gpioEvidence ? evidence.concat(gpioEvidence) : evidence }
   let peripherals: string[] | undefined
-  for (const sig of signals) {
+  for (const sig of variants ? signals.concat(...variants.map((v) => v.signals)) : signals) {
     const p = signalPeripheral(sig, ctx.instances)
     if (p && !(peripherals ??= []).includes(p)) peripherals.push(p)
   }

@@ -20,6 +20,8 @@ export interface AdapterResult {
  */
 export interface SourceAdapter {
   readonly name: string
+  /** Bumped whenever the adapter's output for the same artifacts changes (a parse-cache key). */
+  readonly version?: string
   readonly kinds: readonly string[]
   parse(artifacts: readonly LoadedArtifact[]): AdapterResult
   /**

@@ -66,6 +66,21 @@ export interface DocumentTarget {
   /** Packages this target has facts for (pins), sorted. */
   packages?: string[]
   description?: string
+  /**
+   * What the source says the target is, for the catalog's naming rules: SVD `<vendor>`,
+   * `<series>`, `<cpu><name>`; the errata header's device macros (`NRF52840_XXAA`) and core.
+   */
+  identity?: TargetIdentity
+}
+
+export interface TargetIdentity {
+  vendor?: string
+  series?: string
+  cpu?: string
+  /** Build-variant macros of an errata model (`NRF52832_XXAA`, `NRF52832_XXAB`). */
+  variants?: string[]
+  /** Core of a multi-core device the target describes (`application`, `network`). */
+  core?: string
 }
 
 /** One entry of the STM32 selector catalog: an orderable selector part. */

@@ -40,7 +40,9 @@ function distance(a: string, b: string, max: number): number {
  */
 export class CatalogIndex {
   private readonly byKey = new Map<string, CatalogEntity>()
-  private readonly byStem = new Map<string, CatalogEntity[]>()
+  /** Ordering-code rules by stem: the entity and its compiled suffix pattern. */
+  private readonly byStem = new Map<string, Array<{ entity: CatalogEntity; suffix: RegExp }>>()
+  private readonly stemLengths: number[] = []
   /** Keys open to prefix matching, sorted. RefNames with alternatives are not: `STM32F103C8BTX` is no real name. */
   private readonly prefixKeys: Array<[string, CatalogEntity]> = []
   private readonly byName = new Map<string, CatalogEntity>()
@@ -55,14 +57,15 @@ export class CatalogIndex {
         this.byKey.set(k, e)
         if (!(e.kind === 'refname' && e.name.includes('('))) this.prefixKeys.push([k, e])
       }
-      if (e.orderingStem) {
-        const list = this.byStem.get(e.orderingStem.stem) ?? []
-        list.push(e)
-        this.byStem.set(e.orderingStem.stem, list)
+      if (e.ordering) {
+        const list = this.byStem.get(e.ordering.stem) ?? []
+        list.push({ entity: e, suffix: new RegExp(`^(?:${e.ordering.suffix})$`) })
+        this.byStem.set(e.ordering.stem, list)
       }
       this.searchText.set(e, new Set(terms([e.name, e.kind, e.package, e.family, e.line, e.core].filter(Boolean).join(' '))))
     }
     this.prefixKeys.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    this.stemLengths = [...new Set([...this.byStem.keys()].map((k) => k.length))].sort((a, b) => b - a)
   }
 
   entity(name: string): CatalogEntity | undefined {
@@ -70,8 +73,10 @@ export class CatalogIndex {
   }
 
   /**
-   * Exact keys win; then ordering codes (`STM32F407VGT6TR` → `STM32F407VGTx`); then every entity
-   * whose key starts with the query. Never narrowed further here: choosing is the caller's job.
+   * Exact keys win; then ordering codes (`STM32F407VGT6TR` → `STM32F407VGTx`, `ATSAMD21G18A-AU` →
+   * `ATSAMD21G18A`): every part whose vendor rule accepts the code, however long its stem, so a code
+   * two parts could own matches both; then every entity whose key starts with the query.
+   * Never narrowed further here: choosing is the caller's job.
    */
   match(q: string, filter?: (e: CatalogEntity) => boolean): { key: string; matches: EntityMatch[] } {
     const key = normalizeKey(q)
@@ -80,15 +85,12 @@ export class CatalogIndex {
     const exact = this.byKey.get(key)
     if (exact && ok(exact)) return { key, matches: [{ entity: exact, how: 'exact' }] }
     const ordering: EntityMatch[] = []
-    for (let len = key.length - 1; len >= 6; len--) {
-      for (const e of this.byStem.get(key.slice(0, len)) ?? []) {
-        const rest = key.slice(len)
-        const tail = e.orderingStem!.tail
-        // One temperature-range digit, the part's own suffix, then at most a packing code (`TR`).
-        if (/^[0-9]/.test(rest) && rest.slice(1).startsWith(tail) && rest.length - 1 - tail.length <= 3 && ok(e)) ordering.push({ entity: e, how: 'ordering-code' })
-      }
-      if (ordering.length > 0) return { key, matches: ordering }
+    for (const len of this.stemLengths) {
+      if (len >= key.length) continue
+      const rest = key.slice(len)
+      for (const r of this.byStem.get(key.slice(0, len)) ?? []) if (r.suffix.test(rest) && ok(r.entity)) ordering.push({ entity: r.entity, how: 'ordering-code' })
     }
+    if (ordering.length > 0) return { key, matches: ordering }
     const out: EntityMatch[] = []
     let lo = 0
     let hi = this.prefixKeys.length
@@ -124,7 +126,7 @@ export class CatalogIndex {
 
   /** Leaves an entity stands for: itself when it carries the topic, else its members. */
   private leavesFor(e: CatalogEntity, topic: Topic): CatalogEntity[] {
-    if (e.targets[topic] || !e.members) return [e]
+    if (e.targets[topic]?.length || !e.members) return [e]
     return e.members.map((m) => this.byName.get(m)).filter((x): x is CatalogEntity => x !== undefined)
   }
 
@@ -135,20 +137,22 @@ export class CatalogIndex {
     const packages = new Set<string>()
     for (const e of entities) {
       for (const leaf of this.leavesFor(e, topic)) {
-        const key = leaf.targets[topic]
-        if (!key) continue
+        const keys = leaf.targets[topic]
+        if (!keys?.length) continue
         if (leaf.package) packages.add(leaf.package)
         if (pkgKey !== undefined && leaf.package !== undefined && normalizeKey(leaf.package) !== pkgKey) continue
-        const target = this.targets.get(key)
-        if (!target) continue
-        const perPackage = topic === 'pins' ? leaf.package : undefined
-        const id = `${key}|${perPackage ?? ''}`
-        let c = byTarget.get(id)
-        if (!c) {
-          c = { target, ...(perPackage ? { package: perPackage } : {}), parts: [] }
-          byTarget.set(id, c)
+        for (const key of keys) {
+          const target = this.targets.get(key)
+          if (!target) continue
+          const perPackage = topic === 'pins' ? leaf.package : undefined
+          const id = `${key}|${perPackage ?? ''}`
+          let c = byTarget.get(id)
+          if (!c) {
+            c = { target, ...(perPackage ? { package: perPackage } : {}), parts: [] }
+            byTarget.set(id, c)
+          }
+          if (!c.parts.includes(leaf.name)) c.parts.push(leaf.name)
         }
-        if (!c.parts.includes(leaf.name)) c.parts.push(leaf.name)
       }
     }
     const choices = [...byTarget.values()].sort((a, b) => (a.target.key < b.target.key ? -1 : a.target.key > b.target.key ? 1 : (a.package ?? '') < (b.package ?? '') ? -1 : 1))

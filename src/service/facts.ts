@@ -54,6 +54,8 @@ function targetRef(c: { target: TargetSummary; package?: string; parts?: string[
     ...(c.package ? { package: c.package } : {}),
     factCount: c.target.factCounts[topic] ?? 0,
     source: { path: c.target.sourcePath, sha256: c.target.sourceSha256 },
+    ...(c.target.failure ? { failure: c.target.failure } : {}),
+    ...(c.target.problems ? { sourceProblems: c.target.problems } : {}),
     ...(c.parts ? { parts: c.parts.slice(0, 20), partCount: c.parts.length } : {})
   }
 }
@@ -69,6 +71,7 @@ type TopicResolution =
   | { status: 'resolved'; target: ReturnType<typeof targetRef> }
   | { status: 'ambiguous'; candidates: Array<ReturnType<typeof targetRef>>; candidateCount: number; hint: string }
   | { status: 'not_covered'; reason: string; availablePackages?: string[] }
+  | { status: 'source_failed'; reason: string; failures: Array<{ file: string; line?: number; reason: string }> }
 
 /** Accepts `0x05`, `0x5`, `5`, `05` for the code the errata header writes as `0x05ul`. */
 export function canonicalRevision(r: string): string {
@@ -137,6 +140,11 @@ export class HardwareFacts {
 
   private topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
     const { choices, packages } = ix.choices(entities, topic, pkg)
+    // The source exists but could not be read: that is not "no source" (not_covered).
+    if (choices.length > 0 && choices.every((c) => c.target.failure)) {
+      const failures = choices.map((c) => c.target.failure!)
+      return { res: { status: 'source_failed', reason: `A source for ${topic} facts of this part is in this release but could not be read: ${failures.map((f) => `${f.file}${f.line ? ` line ${f.line}` : ''}: ${f.reason}`).join('; ')}`, failures } }
+    }
     if (choices.length === 1) return { res: { status: 'resolved', target: targetRef(choices[0]!, topic) }, choice: choices[0]! }
     if (choices.length > 1) {
       const pkgs = [...new Set(choices.map((c) => c.package).filter(Boolean))]
@@ -163,7 +171,9 @@ export class HardwareFacts {
       if (r.choice) choices[t] = r.choice
     }
     const anyAmbiguous = TOPICS.some((t) => topics[t].status === 'ambiguous')
-    const status = matches.length === 0 ? 'not_found' : anyAmbiguous || (matches.length > 1 && TOPICS.every((t) => topics[t].status !== 'resolved')) ? 'ambiguous' : 'resolved'
+    // An ordering code two parts could own is ambiguous even where their targets agree: the part differs.
+    const twoOwners = matches.length > 1 && matches[0]!.how === 'ordering-code'
+    const status = matches.length === 0 ? 'not_found' : anyAmbiguous || twoOwners || (matches.length > 1 && TOPICS.every((t) => topics[t].status !== 'resolved')) ? 'ambiguous' : 'resolved'
     // One matched group (an SVD device, a RefName): its member parts are the candidates to choose from.
     const only = matches.length === 1 ? matches[0]!.entity : undefined
     const pool: Array<{ entity: CatalogEntity; how: EntityMatch['how'] | 'member' }> =
@@ -284,6 +294,7 @@ export class HardwareFacts {
       topics,
       covered: TOPICS.filter((t) => r.topics[t].status === 'resolved'),
       notCovered: TOPICS.filter((t) => r.topics[t].status === 'not_covered'),
+      ...(TOPICS.some((t) => r.topics[t].status === 'source_failed') ? { sourceFailed: TOPICS.filter((t) => r.topics[t].status === 'source_failed') } : {}),
       ...(r.status !== 'resolved' ? { candidates: this.candidates(r.ranked, DEFAULT_CANDIDATES), candidateCount: r.ranked.length } : {}),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
     }
@@ -411,8 +422,18 @@ export class HardwareFacts {
             ? { candidates: [...topicRes.candidates], candidateCount: topicRes.candidateCount, hint: topicRes.hint }
             : topicRes.status === 'not_covered'
               ? { reason: topicRes.reason, ...(topicRes.availablePackages ? { availablePackages: topicRes.availablePackages } : {}) }
-              : {}
-      notes.push(notFound ? 'Unknown part: no facts returned.' : topicRes.status === 'ambiguous' ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.' : 'This topic is not covered for this part: no facts returned.')
+              : topicRes.status === 'source_failed'
+                ? { reason: topicRes.reason, failures: topicRes.failures }
+                : {}
+      notes.push(
+        notFound
+          ? 'Unknown part: no facts returned.'
+          : topicRes.status === 'ambiguous'
+            ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.'
+            : topicRes.status === 'source_failed'
+              ? 'The source for this topic could not be read: no facts returned.'
+              : 'This topic is not covered for this part: no facts returned.'
+      )
       return { body: env.empty(emptyPage(null), extra), deprecatedRevision: p.revision !== undefined }
     }
 

@@ -8,6 +8,8 @@ import { DataDir } from '../../src/store/layout.js'
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** The shared corpus inventory next to the work tree. */
 export const CORPUS_INVENTORY = resolve(ROOT, '..', 'shared', 'corpus')
+/** The project's curation: what no rule derives from the corpus (the shared corpus carries none). */
+export const CURATION = resolve(ROOT, 'indexer', 'curation', 'curation.json')
 
 /** Everything a release's content depends on: the indexer's code, the model, the schema, the inventory. */
 function buildInputsDigest(): string {
@@ -53,7 +55,7 @@ export async function corpusDataDir(): Promise<string> {
   }
   try {
     if (data.promotedId() === undefined) {
-      const r = await buildRelease({ inventory: CORPUS_INVENTORY, dataDir: CORPUS_DATA_DIR })
+      const r = await buildRelease({ inventory: CORPUS_INVENTORY, dataDir: CORPUS_DATA_DIR, curation: CURATION })
       data.promote(r.id)
     }
   } finally {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -165,6 +165,31 @@ describe('nordic errata adapter: fixture shapes', () => {
     expect(app3.evidence[0]?.locator).toBe(net3.evidence[0]?.locator)
     // Errata 1 and 2 name NRF5340 but each only one core: the other core is not "named".
     expect(stats.neverApplies).toBe(0)
+  })
+
+  it('reads nRF54H: a series name with a letter, part code and revision from the header\'s own registers', () => {
+    const { result: r } = parseNordicErrata([fixture('shapes_nrf54h_erratas.h')])
+    expect(r.problems).toEqual([])
+    expect(r.targets.map((t) => [t.key, t.identity])).toEqual([
+      ['nordic-errata:NRF54H20', { vendor: 'Nordic Semiconductor', series: 'nRF54H', variants: ['NRF54H20_XXAA'] }]
+    ])
+    // if (var1 == 0x16) { case 0x02ul: return true; default: return true; }
+    expect(mustFact(r, 'NRF54H20', 'errata.8').value).toMatchObject({
+      series: 'nRF54H',
+      partCode: '0x16',
+      revisions: [{ code: '0x02', applies: true }],
+      appliesToUnlistedRevisions: true,
+      workaroundEnabledByDefault: true
+    })
+    // case 0x02ul: true; case 0x03ul: false; default: false; ENABLE_WORKAROUND defaults to 0.
+    expect(mustFact(r, 'NRF54H20', 'errata.12').value).toMatchObject({
+      revisions: [
+        { code: '0x02', applies: true },
+        { code: '0x03', applies: false }
+      ],
+      appliesToUnlistedRevisions: false,
+      workaroundEnabledByDefault: false
+    })
   })
 
   it('keeps two nRF91 devices with the same part code apart by their #if block', () => {
@@ -507,5 +532,22 @@ describe('nordic errata adapter: real corpus', () => {
     expect(s.matrixDuplicateRows).toBe(1) // NRF53 160 twice
     expect(s.matrixRowsWithoutFact).toContain('NRF53:103') // the header's nrf53_errata_103 is a stub
     expect(s.matrixRowsWithoutFact.filter((k) => !k.startsWith('NRF54'))).toEqual(['NRF53:103'])
+  })
+})
+
+const WIDE = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '.cache', 'corpus-wide')
+const haveWide = existsSync(join(WIDE, 'sources.json'))
+if (!haveWide) console.log(`nordic errata: wide-corpus check skipped: ${WIDE} is not unpacked (tar -xJf ../shared/corpus-wide.tar.xz -C .cache)`)
+
+describe.skipIf(!haveWide)('nordic errata adapter: every header of the wide corpus', () => {
+  it('parses every nrfx errata header, nrf54h_erratas.h included, without a problem', () => {
+    const inv = JSON.parse(readFileSync(join(WIDE, 'sources.json'), 'utf8')) as { sources: Array<{ path: string; kind: string }> }
+    const mine = inv.sources.filter((s) => s.kind === NORDIC_ERRATA_HEADER_KIND || s.kind === NORDIC_ERRATA_MATRIX_KIND)
+    expect(mine.map((s) => s.path)).toContain('errata/nordic/nrf54h_erratas.h')
+    const { result: r } = parseNordicErrata(mine.map((s) => artifact(s.path, readFileSync(join(WIDE, s.path)), s.kind)))
+    expect(r.problems).toEqual([])
+    // Every header gives at least one device: one errata target per model it names.
+    for (const s of mine.filter((x) => x.kind === NORDIC_ERRATA_HEADER_KIND)) expect(r.targets.some((t) => t.sourcePath === s.path), s.path).toBe(true)
+    expect(r.targets.map((t) => t.device)).toContain('NRF54H20')
   })
 })

@@ -63,7 +63,7 @@ type PinValue = {
   ioModes?: string[]
   alternateFunctions?: { af: number; signal: string }[]
   remaps?: { signal: string; block?: string; default: boolean; macro?: string }[]
-  variants?: { position: string; label: string; variant: string }[]
+  variants?: { position: string; label: string; variant: string; signals: string[] }[]
 }
 const valueOf = (f: FactDraft): PinValue => f.value as PinValue
 
@@ -245,7 +245,8 @@ describe('stm32Adapter on fixtures', () => {
         { af: 7, signal: 'USART1_TX' },
         { af: 15, signal: 'EVENTOUT' }
       ],
-      variants: [{ position: '11', label: 'PA9 [PA11]', variant: 'PINREMAP' }]
+      // The remapped pad (line 56 of the fixture) lists its own signals.
+      variants: [{ position: '11', label: 'PA9 [PA11]', variant: 'PINREMAP', signals: ['TIM1_CH2', 'USART1_TX', 'GPIO'] }]
     })
     expect(fact.peripherals).toEqual(['TIM1', 'USART1', 'USB_OTG_FS'])
     expect(fact.evidence.map((e) => e.locator)).toEqual([
@@ -287,8 +288,9 @@ describe('stm32Adapter on fixtures', () => {
     })
     const pa9 = valueOf(pin(result, 'STM32T002F(4-6)Px', 'PA9'))
     expect(pa9).toMatchObject({ position: '17', signals: ['USART1_TX', 'GPIO'] })
-    // Unknown, not "none": the key is absent.
+    // Unknown, not "none": the key is absent, and the pin says why.
     expect(pa9).not.toHaveProperty('alternateFunctions')
+    expect((pa9 as Record<string, unknown>).alternateFunctionsUnknown).toBe('GPIO modes file pins/stm32/mcu/IP/GPIO-T002_gpio_v1_0_Modes.xml is not in the inventory')
   })
 
   it('reports Flash/Ram counts that fit neither one-per-part nor shared, and makes no parts', () => {
@@ -525,7 +527,12 @@ describe('stm32Adapter on the corpus', () => {
     expect(remapped.variant).toBe('PINREMAP')
     const v = valueOf(pin(result, ref, 'PA9'))
     expect(v).toMatchObject({ label: 'PA9', position: native.position, positions: [native.position, remapped.position] })
-    expect(v.variants).toEqual([{ position: remapped.position, label: 'PA9 [PA11]', variant: 'PINREMAP' }])
+    expect(v.variants).toEqual([{ position: remapped.position, label: 'PA9 [PA11]', variant: 'PINREMAP', signals: remapped.signals }])
+    // Only the native pad (position 29) has UCPD1_DBCC1; the remapped pad (33) does not claim it.
+    expect(native.signals).toContain('UCPD1_DBCC1')
+    expect(remapped.signals).not.toContain('UCPD1_DBCC1')
+    expect(v.signals).toEqual(native.signals)
+    expect(v.variants?.[0]?.signals).not.toContain('UCPD1_DBCC1')
     expect(v.alternateFunctions).toContainEqual({ af: rawAf(gpio, 'PA9', 'USART1_TX'), signal: 'USART1_TX' })
     const pa11 = rawPin(text, 'PA11 [PA9]')
     expect(valueOf(pin(result, ref, 'PA11'))).toMatchObject({ label: 'PA11 [PA9]', positions: [pa11.position], signals: pa11.signals })

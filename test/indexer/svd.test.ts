@@ -53,7 +53,9 @@ describe('svd adapter: hand-written features fixture', () => {
         device: 'DEMO1',
         sourceSha256: 'f'.repeat(64),
         sourcePath: 'svd/Test/features.svd',
-        description: 'Demo device for the adapter tests'
+        description: 'Demo device for the adapter tests',
+        // <vendor>Example</vendor> and <series>DEMO</series> of the fixture's <device>
+        identity: { vendor: 'Example', series: 'DEMO' }
       }
     ])
     expect(new Set(result.facts.map((f) => f.name)).size).toBe(result.facts.length)
@@ -156,10 +158,13 @@ describe('svd adapter: hand-written features fixture', () => {
   it('cluster derivedFrom (base written with [%s]): children and properties copied, own offset', () => {
     expect(get(facts, 'TIMER0.CHANX.CFG')).toMatchObject({ address: '0x40010200', size: 8, access: 'write-only', resetValue: '0xAB' })
     expect(get(facts, 'TIMER0.CHANX.SUB.DATA1').address).toBe('0x40010218')
+    // The address adds up from TIMER0's <baseAddress> (fixture line 22) and CHANX's offset (line 193).
     expect(facts.get('TIMER0.CHANX.CFG')?.evidence.map((e) => e.locator)).toEqual([
       `line 193: ${P0}/registers/cluster[name=CHANX]`,
-      `line 167: ${P0}/registers/cluster[name=CHAN[%s]]/register[name=CFG]`
+      `line 167: ${P0}/registers/cluster[name=CHAN[%s]]/register[name=CFG]`,
+      `line 22: ${P0}/baseAddress`
     ])
+    expect(facts.get('TIMER0.CHANX.CFG')?.evidence[2]?.excerpt).toBe('<baseAddress>0x40010000</baseAddress>')
   })
 
   it('register derivedFrom: sibling, qualified PERIPH.REG, and a base declared later', () => {
@@ -176,7 +181,11 @@ describe('svd adapter: hand-written features fixture', () => {
     expect(get(facts, 'TIMER0.QALIAS')).toMatchObject({ address: '0x40010034', size: 16, resetValue: '0x0005', access: 'read-only', description: 'Status alias' })
     expect(get(facts, 'TIMER0.QALIAS.FLAG3').bitOffset).toBe(3)
     expect(get(facts, 'TIMER0.EARLY')).toMatchObject({ address: '0x40010038', resetValue: '0x0000CAFE', description: 'Declared after the register deriving from it' })
-    expect(facts.get('TIMER0.ALIAS')?.evidence.map((e) => e.locator)).toEqual([`line 197: ${P0}/registers/register[name=ALIAS]`, `line 34: ${P0}/registers/register[name=CR]`])
+    expect(facts.get('TIMER0.ALIAS')?.evidence.map((e) => e.locator)).toEqual([
+      `line 197: ${P0}/registers/register[name=ALIAS]`,
+      `line 34: ${P0}/registers/register[name=CR]`,
+      `line 22: ${P0}/baseAddress`
+    ])
     expect(facts.get('TIMER0.ALIAS.EN')?.evidence.map((e) => e.locator)).toEqual([
       `line 197: ${P0}/registers/register[name=ALIAS]`,
       `line 40: ${P0}/registers/register[name=CR]/fields/field[name=EN]`
@@ -221,9 +230,11 @@ describe('svd adapter: hand-written features fixture', () => {
     expect(get(facts, 'TIMER1.CR').address).toBe('0x40011000')
     expect(get(facts, 'TIMER1.CHAN1.SUB.DATA1').address).toBe('0x40011138')
     expect(get(facts, 'TIMER1.SR.FLAG2').bitOffset).toBe(2)
+    // TIMER1's own <baseAddress> (fixture line 252) re-bases the registers it copies.
     expect(facts.get('TIMER1.CR')?.evidence.map((e) => e.locator)).toEqual([
       'line 250: /device/peripherals/peripheral[name=TIMER1]',
-      `line 34: ${P0}/registers/register[name=CR]`
+      `line 34: ${P0}/registers/register[name=CR]`,
+      'line 252: /device/peripherals/peripheral[name=TIMER1]/baseAddress'
     ])
     expect(facts.get('TIMER1.CR')?.peripherals).toEqual(['TIMER1'])
   })
@@ -310,7 +321,7 @@ describe('svd adapter: broken input', () => {
     expect(r.parts).toEqual([])
   })
 
-  it('register derivedFrom a relative CLUSTER.REG path; runaway or broken dims are refused, not expanded', () => {
+  it('register derivedFrom a relative CLUSTER.REG path; a runaway dim is one array fact, a broken dim is refused', () => {
     const text = `<device><name>REL</name><size>32</size><peripherals><peripheral><name>P</name><baseAddress>0x1000</baseAddress><registers>
 <cluster><name>C</name><addressOffset>0x10</addressOffset><register><name>R</name><addressOffset>0x4</addressOffset><resetValue>7</resetValue></register></cluster>
 <register derivedFrom="C.R"><name>COPY</name><addressOffset>0x40</addressOffset></register>
@@ -318,12 +329,49 @@ describe('svd adapter: broken input', () => {
 <register><dim>2</dim><name>NOINC%s</name><addressOffset>0x200</addressOffset></register>
 </registers></peripheral></peripherals></device>`
     const r = parseSvd(artifact('svd/Test/rel.svd', text))
-    expect(r.facts.map((f) => f.name)).toEqual(['P', 'P.C.R', 'P.COPY'])
+    expect(r.facts.map((f) => f.name)).toEqual(['P', 'P.C.R', 'P.COPY', 'P.HUGE%s'])
     expect(byName(r.facts).get('P.COPY')?.value).toMatchObject({ address: '0x00001040', resetValue: '0x00000007' })
-    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
-      [4, 'unusable <dim>100000</dim>'],
-      [5, 'dim without a usable <dimIncrement>']
+    // 100000 elements are not listed: element 0 at 0x1000 + 0x100, 100000 of them 4 bytes apart.
+    expect(byName(r.facts).get('P.HUGE%s')?.value).toMatchObject({ address: '0x00001100', array: { count: 100000, increment: '0x4' } })
+    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([[5, 'dim without a usable <dimIncrement>']])
+  })
+
+  it('a <baseAddress> given twice is a problem naming both lines; the first is used and is the evidence', () => {
+    const text = `<device><name>TWICE</name><peripherals><peripheral><name>P</name>
+<baseAddress>0x1000</baseAddress>
+<baseAddress>0x2000</baseAddress>
+<registers><register><name>R</name><addressOffset>0x4</addressOffset><size>32</size></register></registers>
+</peripheral></peripherals></device>`
+    const r = parseSvd(artifact('svd/Test/twice.svd', text))
+    expect(r.problems).toEqual([
+      { file: 'svd/Test/twice.svd', line: 3, reason: '<baseAddress> given twice in one peripheral (lines 2 and 3); the one on line 2 is used' }
     ])
+    const f = byName(r.facts).get('P.R')
+    expect(f?.value).toMatchObject({ address: '0x00001004' })
+    expect(f?.evidence.map((e) => e.locator)).toEqual([
+      'line 4: /device/peripherals/peripheral[name=P]/registers/register[name=R]',
+      'line 2: /device/peripherals/peripheral[name=P]/baseAddress'
+    ])
+    expect(f?.evidence[1]?.excerpt).toBe('<baseAddress>0x1000</baseAddress>')
+  })
+
+  it('an <addressOffset> or <bitOffset> given twice: the first is used, both lines named', () => {
+    const text = `<device><name>TWICE</name><peripherals><peripheral><name>P</name><baseAddress>0x1000</baseAddress><registers>
+<register><name>R</name>
+<addressOffset>0x4</addressOffset>
+<addressOffset>0x8</addressOffset>
+<fields><field><name>F</name>
+<bitOffset>3</bitOffset>
+<bitOffset>5</bitOffset>
+<bitWidth>1</bitWidth></field></fields>
+</register></registers></peripheral></peripherals></device>`
+    const r = parseSvd(artifact('svd/Test/twice2.svd', text))
+    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
+      [4, '<addressOffset> given twice in one register (lines 3 and 4); the one on line 3 is used'],
+      [7, '<bitOffset> given twice in one field (lines 6 and 7); the one on line 6 is used']
+    ])
+    expect(byName(r.facts).get('P.R')?.value).toMatchObject({ address: '0x00001004' })
+    expect(byName(r.facts).get('P.R.F')?.value).toMatchObject({ bitOffset: 3 })
   })
 
   it('CRLF line endings, a BOM and decimal/#binary numbers', () => {

@@ -257,7 +257,9 @@ describe('get_context', () => {
     expect(Number(fact.value.address)).toBe(svd.address)
     expect(fact.evidence[0].locator).toMatch(new RegExp(`^line ${svd.registerLine}: `))
     // One line per fact: NAME = address … [evidence locator].
-    expect(text(r)).toMatch(/^RCC\.AHB1ENR = address 0x40023830, offset 0x30, 32 bits, .* \[svd\/STMicro\/STM32F407\.svd line \d+: .*register\[name=AHB1ENR\]\]$/m)
+    expect(text(r)).toMatch(/^RCC\.AHB1ENR = address 0x40023830, offset 0x30, 32 bits, .* \[svd\/STMicro\/STM32F407\.svd line \d+: .*register\[name=AHB1ENR\] \+1 more\]$/m)
+    // The address is RCC's <baseAddress> + the offset: the evidence names both elements.
+    expect(fact.evidence[1].locator).toMatch(/^line \d+: \/device\/peripherals\/peripheral\[name=RCC\]\/baseAddress$/)
   })
 
   it('applies the REST defaults and pages with the cursor it returns', async () => {

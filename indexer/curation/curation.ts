@@ -1,0 +1,117 @@
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { TOPICS, type Topic } from '../../src/model/fact.js'
+
+/**
+ * Curation: what no rule derives from the sources, as data read at index time. Optional: a
+ * release of sources whose identities the rules understand needs none.
+ *
+ * - `aliases`: a part name that maps to the targets of a device the sources name differently
+ *   (`nRF52832` → the SVD device `nrf52`). The name joins whatever part already has it.
+ * - `overrides`: replaces what the rules derived for one topic of the parts a pattern matches,
+ *   with the targets of another device, or with none (`"device": null`).
+ * - `gaps`: why a topic has no source for the parts a pattern matches.
+ * Patterns are names with an optional trailing `*`, compared case- and punctuation-insensitively.
+ */
+export interface Curation {
+  aliases: Array<{ name: string; device: string; topics?: Topic[]; reason: string }>
+  overrides: Array<{ match: string; topic: Topic; device: string | null; reason: string }>
+  gaps: Array<{ match: string; topic: Topic; reason: string }>
+}
+
+export const CURATION_FORMAT = 'hwfacts-curation/2'
+/** Looked for next to the inventory when no `--curation` path is given. */
+export const CURATION_FILE = 'curation.json'
+
+export class CurationError extends Error {
+  constructor(
+    readonly file: string,
+    readonly errors: string[]
+  ) {
+    super(`${file}: ${errors.length} bad curation entr${errors.length === 1 ? 'y' : 'ies'}:\n  ${errors.join('\n  ')}`)
+  }
+}
+
+export const EMPTY_CURATION: Curation = { aliases: [], overrides: [], gaps: [] }
+
+/**
+ * The curation of a build: `path` if given, else `curation.json` beside the inventory, else none.
+ * `raw` is what the release id hashes (the file's bytes; empty without a file).
+ */
+export function loadCuration(inventory: string, path?: string): { curation: Curation; raw: string; file?: string } {
+  const dir = existsSync(inventory) && statSync(inventory).isDirectory() ? inventory : dirname(inventory)
+  const file = path ?? (existsSync(join(dir, CURATION_FILE)) ? join(dir, CURATION_FILE) : undefined)
+  if (file === undefined) return { curation: EMPTY_CURATION, raw: '' }
+  let raw: string
+  try {
+    raw = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new CurationError(file, [`cannot be read: ${(err as Error).message}`])
+  }
+  let doc: unknown
+  try {
+    doc = JSON.parse(raw)
+  } catch (err) {
+    throw new CurationError(file, [`not JSON: ${(err as Error).message}`])
+  }
+  return { curation: validateCuration(doc, file), raw, file }
+}
+
+const isTopic = (t: unknown): t is Topic => typeof t === 'string' && (TOPICS as readonly string[]).includes(t)
+const nonEmpty = (s: unknown): s is string => typeof s === 'string' && s.trim() !== ''
+const PATTERN = /^[^*]+\*?$/
+
+/** Checks every entry and reports each bad one (section, index, what is wrong) in one error. */
+export function validateCuration(doc: unknown, file: string): Curation {
+  const errors: string[] = []
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CurationError(file, ['the file is not a JSON object'])
+  const d = doc as Record<string, unknown>
+  if (d.format !== CURATION_FORMAT) errors.push(`format: expected "${CURATION_FORMAT}", found ${JSON.stringify(d.format)}`)
+  const known = new Set(['format', 'note', 'aliases', 'overrides', 'gaps'])
+  for (const k of Object.keys(d)) if (!known.has(k)) errors.push(`${k}: unknown section (expected aliases, overrides, gaps)`)
+  const section = (name: string): Record<string, unknown>[] => {
+    const v = d[name]
+    if (v === undefined) return []
+    if (!Array.isArray(v)) {
+      errors.push(`${name}: expected an array`)
+      return []
+    }
+    return v.map((e, i) => {
+      if (typeof e !== 'object' || e === null || Array.isArray(e)) {
+        errors.push(`${name}[${i}]: expected an object`)
+        return {}
+      }
+      return e as Record<string, unknown>
+    })
+  }
+  const check = (where: string, e: Record<string, unknown>, fields: Record<string, (v: unknown) => string | undefined>): boolean => {
+    const before = errors.length
+    for (const k of Object.keys(e)) if (!(k in fields)) errors.push(`${where}: unknown member "${k}"`)
+    for (const [k, test] of Object.entries(fields)) {
+      const bad = test(e[k])
+      if (bad) errors.push(`${where}: ${k} ${bad}`)
+    }
+    return errors.length === before
+  }
+  const reason = (v: unknown) => (nonEmpty(v) ? undefined : 'must say why (a non-empty string)')
+  const name = (v: unknown) => (nonEmpty(v) ? undefined : 'must be a non-empty string')
+  const pattern = (v: unknown) => (nonEmpty(v) && PATTERN.test(v) ? undefined : 'must be a name with at most a trailing *')
+  const topic = (v: unknown) => (isTopic(v) ? undefined : `must be one of ${TOPICS.join(', ')}`)
+
+  const out: Curation = { aliases: [], overrides: [], gaps: [] }
+  section('aliases').forEach((e, i) => {
+    const topics = (v: unknown) => (v === undefined || (Array.isArray(v) && v.length > 0 && v.every(isTopic)) ? undefined : `must list topics (${TOPICS.join(', ')})`)
+    if (check(`aliases[${i}]`, e, { name, device: name, topics, reason }))
+      out.aliases.push({ name: e.name as string, device: e.device as string, ...(e.topics ? { topics: e.topics as Topic[] } : {}), reason: e.reason as string })
+  })
+  section('overrides').forEach((e, i) => {
+    const device = (v: unknown) => (v === null || nonEmpty(v) ? undefined : 'must be a device name or null')
+    if (check(`overrides[${i}]`, e, { match: pattern, topic, device, reason }))
+      out.overrides.push({ match: e.match as string, topic: e.topic as Topic, device: e.device as string | null, reason: e.reason as string })
+  })
+  section('gaps').forEach((e, i) => {
+    if (check(`gaps[${i}]`, e, { match: pattern, topic, reason })) out.gaps.push({ match: e.match as string, topic: e.topic as Topic, reason: e.reason as string })
+  })
+  if (errors.length > 0) throw new CurationError(file, errors)
+  return out
+}

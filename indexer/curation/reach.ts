@@ -1,0 +1,90 @@
+import { basename } from 'node:path'
+import { TOPICS, type DocumentTarget, type ParseProblem, type Topic } from '../../src/model/fact.js'
+import type { ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
+import type { SourceMeta } from '../../src/model/source.js'
+import { CatalogIndex } from '../../src/service/catalog-index.js'
+
+/** Topics a source kind gives through targets of its own (GPIO modes and the errata matrix only add to others). */
+const KIND_TOPICS: Readonly<Record<string, Topic[]>> = {
+  'cmsis-svd': ['registers'],
+  'stm32-pin-data-mcu': ['pins', 'electrical'],
+  'nordic-mdk-errata-header': ['errata']
+}
+const PROBLEMS_KEPT = 3
+
+/**
+ * The catalog's targets: every target the adapters gave, with its fact counts and the problems its
+ * source had; and, for a source that gave no target at all, a failed target in its place, named
+ * by the file (`svd/STMicro/STM32F407.svd` → `STM32F407`), so the part it was for learns that its
+ * source failed instead of hearing that there is none.
+ */
+export function catalogTargets(
+  sources: readonly Pick<SourceMeta, 'path' | 'sha256' | 'kind' | 'publisher'>[],
+  targets: readonly DocumentTarget[],
+  problems: readonly ParseProblem[],
+  counts: ReadonlyMap<string, Partial<Record<Topic, number>>>
+): TargetSummary[] {
+  const byFile = new Map<string, ParseProblem[]>()
+  for (const p of problems) byFile.set(p.file, [...(byFile.get(p.file) ?? []), p])
+  const withTarget = new Set(targets.map((t) => t.sourcePath))
+  // Real targets in key order: the store numbers them by this order (as the builder did), so
+  // failed targets, which have no facts, come after all of them.
+  const out: TargetSummary[] = [...targets].sort((a, b) => (a.key < b.key ? -1 : 1)).map((t) => {
+    const ps = byFile.get(t.sourcePath)
+    return { ...t, factCounts: counts.get(t.key) ?? {}, ...(ps ? { problems: { count: ps.length, first: ps.slice(0, PROBLEMS_KEPT) } } : {}) }
+  })
+  const failed: TargetSummary[] = []
+  for (const s of sources) {
+    const topics = KIND_TOPICS[s.kind]
+    if (!topics || withTarget.has(s.path)) continue
+    const first = byFile.get(s.path)?.[0] ?? { file: s.path, reason: 'the source gave no facts' }
+    failed.push({
+      key: `failed:${s.path}`,
+      topics,
+      device: basename(s.path).replace(/\.[^.]+$/, '').replace(/_erratas$/, ''),
+      sourceSha256: s.sha256,
+      sourcePath: s.path,
+      identity: { vendor: s.publisher },
+      factCounts: {},
+      failure: { file: first.file, ...(first.line !== undefined ? { line: first.line } : {}), reason: first.reason }
+    })
+  }
+  return out.concat(failed.sort((a, b) => (a.key < b.key ? -1 : 1)))
+}
+
+/**
+ * The reachability check over a derived catalog: every target that has facts must be what some
+ * part name resolves to, for one of its topics, through the same lookups the service makes.
+ * An unreachable target is a release problem: its facts would be in the release for no one.
+ */
+export function checkReach(catalog: ReleaseCatalog): { problems: ParseProblem[]; reachable: number; total: number } {
+  const ix = new CatalogIndex(catalog)
+  const reached = new Set<string>()
+  /** Who maps to a target without resolving to it, for the problem's reason. */
+  const ambiguousFrom = new Map<string, string>()
+  for (const e of catalog.entities) {
+    const { matches } = ix.match(e.name)
+    if (matches.length !== 1 || matches[0]!.entity !== e) continue
+    for (const topic of TOPICS) {
+      const { choices } = ix.choices([e], topic)
+      if (choices.length === 1) reached.add(choices[0]!.target.key)
+      else for (const c of choices) if (!ambiguousFrom.has(c.target.key)) ambiguousFrom.set(c.target.key, e.name)
+    }
+  }
+  const problems: ParseProblem[] = []
+  let total = 0
+  for (const t of catalog.targets) {
+    if (t.failure) continue
+    total++
+    if (reached.has(t.key)) continue
+    const amb = ambiguousFrom.get(t.key)
+    problems.push({
+      file: t.sourcePath,
+      reason:
+        `no part name resolves to target ${t.key} (device ${t.device}): ` +
+        (amb ? `${amb} maps to it only together with another target` : 'no rule derives a part name from it and no curation alias names it') +
+        '; add a curation alias naming the part it describes'
+    })
+  }
+  return { problems, reachable: total - problems.length, total }
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest'
+import { buildCatalog } from '../../indexer/curation/catalog.js'
+import { EMPTY_CURATION } from '../../indexer/curation/curation.js'
+import { checkReach } from '../../indexer/curation/reach.js'
+import { coreOf, svdCovers } from '../../indexer/curation/rules.js'
+import type { TargetSummary } from '../../src/model/catalog.js'
+import type { CatalogPart, TargetIdentity } from '../../src/model/fact.js'
+import { CatalogIndex } from '../../src/service/catalog-index.js'
+
+const sha = 'a'.repeat(64)
+function svd(path: string, device: string, identity: TargetIdentity = {}): TargetSummary {
+  return { key: `svd:${path}`, topics: ['registers'], device, sourceSha256: sha, sourcePath: `svd/${path}.svd`, identity, factCounts: { registers: 10 } }
+}
+function errata(model: string, variants: string[], core?: string): TargetSummary {
+  const identity: TargetIdentity = { vendor: 'Nordic Semiconductor', series: 'nRF53', variants, ...(core ? { core } : {}) }
+  return { key: `nordic-errata:${model}`, topics: ['errata'], device: model, sourceSha256: sha, sourcePath: 'errata/nordic/nrf53_erratas.h', identity, factCounts: { errata: 3 } }
+}
+function pins(refName: string, pkg: string): TargetSummary {
+  return { key: `stm32:${refName}`, topics: ['pins', 'electrical'], device: refName, sourceSha256: sha, sourcePath: `pins/stm32/mcu/${refName}.xml`, packages: [pkg], factCounts: { pins: 5, electrical: 2 } }
+}
+function part(name: string, refName: string, line: string, pkg: string): CatalogPart {
+  return { name, refName, family: 'STM32', line, package: pkg, flashKb: 1, ramKb: 1, core: 'Arm Cortex-M4', target: `stm32:${refName}`, sourceSha256: sha, sourcePath: `pins/stm32/mcu/${refName}.xml` }
+}
+const ST: TargetIdentity = { vendor: 'STMicroelectronics' }
+
+function index(targets: TargetSummary[], parts: CatalogPart[]) {
+  const { catalog } = buildCatalog({ targets, parts }, EMPTY_CURATION)
+  return { ix: new CatalogIndex(catalog), catalog }
+}
+const registers = (ix: CatalogIndex, q: string) => ix.choices(ix.match(q).matches.map((m) => m.entity), 'registers').choices.map((c) => c.target.device)
+
+describe('naming rules', () => {
+  it('an SVD device name covers the parts it names, x standing for one character', () => {
+    // The examples of corpus-wide/README: STM32L4x6 covers STM32L476/486/496/4A6.
+    for (const p of ['STM32L476RGTx', 'STM32L486JGYx', 'STM32L496ZGTx', 'STM32L4A6ZGTx']) expect(svdCovers('STM32L4x6', p), p).toBe(1)
+    expect(svdCovers('STM32L4x6', 'STM32L452RETx')).toBe(-1)
+    expect(svdCovers('STM32F0x2', 'STM32F072RBTx')).toBe(1)
+    expect(svdCovers('STM32F0x2', 'STM32F042K6Tx')).toBe(1)
+    expect(svdCovers('STM32H73x', 'STM32H735IGKx')).toBe(1)
+    expect(svdCovers('STM32H73x', 'STM32H723ZGTx')).toBe(-1)
+    expect(svdCovers('STM32F407', 'STM32F417VGTx')).toBe(-1)
+    expect(svdCovers('STM32H745_CM4', 'STM32H745ZITx')).toBe(0)
+  })
+
+  it('core suffixes of multi-core SVDs', () => {
+    expect(coreOf('STM32H745_CM7')).toEqual({ chip: 'STM32H745', core: 'CM7' })
+    expect(coreOf('nrf5340_network')).toEqual({ chip: 'nrf5340', core: 'network' })
+    expect(coreOf('ESP32-C6-LP')).toEqual({ chip: 'ESP32-C6', core: 'LP' })
+    expect(coreOf('ESP32-C3')).toBeUndefined()
+    expect(coreOf('STM32F0x2')).toBeUndefined()
+  })
+})
+
+describe('derived catalog', () => {
+  it('the most specific SVD wins; equally specific ones (two cores) leave the topic ambiguous', () => {
+    const { ix } = index(
+      [svd('H73x', 'STM32H73x', ST), svd('H733', 'STM32H733', ST), svd('H745_CM4', 'STM32H745_CM4', ST), svd('H745_CM7', 'STM32H745_CM7', ST), pins('STM32H733VGTx', 'LQFP100'), pins('STM32H745ZITx', 'LQFP144')],
+      [part('STM32H733VGTx', 'STM32H733VGTx', 'STM32H723/733', 'LQFP100'), part('STM32H745ZITx', 'STM32H745ZITx', 'STM32H745/755', 'LQFP144')]
+    )
+    expect(registers(ix, 'STM32H733VGT6')).toEqual(['STM32H733'])
+    expect(registers(ix, 'STM32H745ZIT6')).toEqual(['STM32H745_CM4', 'STM32H745_CM7'])
+    // The chip name groups its cores and the parts they cover.
+    expect(registers(ix, 'STM32H745')).toEqual(['STM32H745_CM4', 'STM32H745_CM7'])
+    expect(ix.choices(ix.match('STM32H745').matches.map((m) => m.entity), 'pins').choices.map((c) => c.package)).toEqual(['LQFP144'])
+    expect(registers(ix, 'STM32H745_CM7')).toEqual(['STM32H745_CM7'])
+  })
+
+  it('nRF5340: registers and errata are ambiguous between the cores, by the chip name and by the shared build variant', () => {
+    const nordic = { vendor: 'Nordic Semiconductor', series: 'nrf53' }
+    const { ix, catalog } = index(
+      [svd('Nordic/nrf5340_application', 'nrf5340_application', nordic), svd('Nordic/nrf5340_network', 'nrf5340_network', nordic), errata('NRF5340_APPLICATION', ['NRF5340_XXAA'], 'application'), errata('NRF5340_NETWORK', ['NRF5340_XXAA'], 'network')],
+      []
+    )
+    for (const q of ['nRF5340', 'NRF5340_XXAA', 'nRF5340-QKAA']) {
+      expect(registers(ix, q), q).toEqual(['nrf5340_application', 'nrf5340_network'])
+      expect(ix.choices(ix.match(q).matches.map((m) => m.entity), 'errata').choices.map((c) => c.target.device), q).toEqual(['NRF5340_APPLICATION', 'NRF5340_NETWORK'])
+    }
+    // Each core by its own name: the SVD's and the errata header's names are one part.
+    expect(ix.match('nrf5340_network').matches[0]!.entity.targets).toEqual({ errata: ['nordic-errata:NRF5340_NETWORK'], registers: ['svd:Nordic/nrf5340_network'] })
+    expect(checkReach(catalog).problems).toEqual([])
+  })
+
+  it('ordering codes by vendor rule: to their own part only, ambiguous when two parts could own one', () => {
+    const mchp = { vendor: 'Microchip Technology Inc.' }
+    const { ix } = index(
+      [svd('Atmel/ATSAMD21G18A', 'ATSAMD21G18A', mchp), svd('Atmel/ATSAMD21E15B', 'ATSAMD21E15B', mchp), svd('Atmel/ATSAMD21E15BU', 'ATSAMD21E15BU', mchp), svd('Nordic/nrf52840', 'nrf52840', { vendor: 'Nordic Semiconductor', series: 'nrf52' }), errata('NRF52840', ['NRF52840_XXAA']), pins('STM32G071K(8-B)TxN', 'LQFP32'), pins('STM32G071K(6-8-B)Tx', 'LQFP32')],
+      [part('STM32G071K8TxN', 'STM32G071K(8-B)TxN', 'STM32G0x1', 'LQFP32'), part('STM32G071K8Tx', 'STM32G071K(6-8-B)Tx', 'STM32G0x1', 'LQFP32')]
+    )
+    const owners = (q: string) => ix.match(q).matches.map((m) => `${m.entity.name}/${m.how}`)
+    expect(owners('ATSAMD21G18A-AU')).toEqual(['ATSAMD21G18A/ordering-code'])
+    expect(owners('ATSAMD21G18A-AUT')).toEqual(['ATSAMD21G18A/ordering-code'])
+    expect(owners('nRF52840-QIAA')).toEqual(['nRF52840/ordering-code'])
+    expect(owners('nRF52840-QIAA-R7')).toEqual(['nRF52840/ordering-code'])
+    // AB is no build variant of the nRF52840 (the MDK names NRF52840_XXAA only): not its code.
+    expect(ix.match('nRF52840-QIAB').matches.filter((m) => m.how === 'ordering-code')).toEqual([])
+    // T6N: the N is the TxN part's own tail, never a packing code of the Tx part.
+    expect(owners('STM32G071K8T6N')).toEqual(['STM32G071K8TxN/ordering-code'])
+    expect(owners('STM32G071K8T6TR')).toEqual(['STM32G071K8Tx/ordering-code'])
+    // ATSAMD21E15B + U(package) U(temperature) T(reel), or ATSAMD21E15BU + UT: both rules accept it.
+    expect(owners('ATSAMD21E15B-UUT').sort()).toEqual(['ATSAMD21E15B/ordering-code', 'ATSAMD21E15BU/ordering-code'])
+    expect(registers(ix, 'ATSAMD21E15B-UUT')).toEqual(['ATSAMD21E15B', 'ATSAMD21E15BU'])
+  })
+
+  it('a source that could not be read still maps its part: the topic is failed, not missing, and no reach problem', () => {
+    const failed: TargetSummary = { ...pins('STM32X123K(6-8)Tx', 'LQFP32'), key: 'failed:pins/stm32/mcu/STM32X123K(6-8)Tx.xml', factCounts: {}, failure: { file: 'pins/stm32/mcu/STM32X123K(6-8)Tx.xml', line: 3, reason: 'not well-formed XML' } }
+    const { ix, catalog } = index([failed], [])
+    const c = ix.choices(ix.match('STM32X123K(6-8)Tx').matches.map((m) => m.entity), 'pins').choices
+    expect(c.map((x) => x.target.failure)).toEqual([{ file: 'pins/stm32/mcu/STM32X123K(6-8)Tx.xml', line: 3, reason: 'not well-formed XML' }])
+    expect(checkReach(catalog)).toEqual({ problems: [], reachable: 0, total: 0 })
+  })
+
+  it('a device named like its series is no part name without a curation alias, and is then unreachable', () => {
+    const { catalog } = buildCatalog({ targets: [svd('Nordic/nrf52', 'nrf52', { vendor: 'Nordic Semiconductor', series: 'nrf52' })], parts: [] }, EMPTY_CURATION)
+    expect(catalog.entities).toEqual([])
+    expect(checkReach(catalog).problems).toEqual([{ file: 'svd/Nordic/nrf52.svd', reason: expect.stringContaining('no part name resolves to target svd:Nordic/nrf52') }])
+    const curated = buildCatalog(
+      { targets: catalog.targets, parts: [] },
+      { ...EMPTY_CURATION, aliases: [{ name: 'nRF52832', device: 'nrf52', reason: 'nrf52.svd describes the nRF52832' }] }
+    )
+    expect(checkReach(curated.catalog).problems).toEqual([])
+    expect(curated.catalog.entities.map((e) => [e.name, e.targets])).toEqual([['nRF52832', { registers: ['svd:Nordic/nrf52'] }]])
+  })
+})
