@@ -20,6 +20,11 @@ export interface ReleaseManifest {
   problems: ParseProblem[]
   /** Curated mappings this release's sources could not serve (e.g. an SVD absent from a subset inventory). */
   coverageNotes: string[]
+  /**
+   * The digest and size of `release.sqlite`: in manifest.json only (the copy of the manifest
+   * inside the database cannot hold its own file's hash). `hwfacts verify` checks it.
+   */
+  database?: { sha256: string; bytes: number }
 }
 
 export interface FactQuery {
