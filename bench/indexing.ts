@@ -47,13 +47,10 @@ export interface IndexRun {
   stagesMs: Record<string, number>
 }
 
-/** Runs `hwfacts index` as its own process, as a curator would, sampling its memory. */
-export async function indexRun(inventory: string, dataDir: string): Promise<IndexRun> {
+/** Runs `hwfacts <args>` as its own process, as a curator would, sampling its process tree's RSS every 100 ms. */
+export async function hwfacts(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string; wallS: number; peakRssMb: number }> {
   const t0 = performance.now()
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'indexer', 'cli.ts'), 'index', inventory, '--data-dir', dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'indexer', 'cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let peak = 0
   const timer = setInterval(() => (peak = Math.max(peak, treeRss(proc.pid!))), 100)
   let out = ''
@@ -62,7 +59,12 @@ export async function indexRun(inventory: string, dataDir: string): Promise<Inde
   proc.stderr.on('data', (d: Buffer) => (err += d))
   const code = await new Promise<number>((r) => proc.on('exit', (c) => r(c ?? 1)))
   clearInterval(timer)
-  const wallS = (performance.now() - t0) / 1000
+  return { code, out, err, wallS: +((performance.now() - t0) / 1000).toFixed(1), peakRssMb: Math.round(peak / 2 ** 20) }
+}
+
+/** `hwfacts index` of one inventory into a data dir. */
+export async function indexRun(inventory: string, dataDir: string): Promise<IndexRun> {
+  const { code, out, err, wallS, peakRssMb } = await hwfacts(['index', inventory, '--data-dir', dataDir])
   const id = out.trim()
   const line = /release \S+ .*?: (\d+) facts.*?; (\d+ units parsed, \d+ from the parse cache); (\{.*\})/.exec(err)
   if (!/^[a-f0-9]{16}$/.test(id) || !line) throw new Error(`hwfacts index exited with ${code}: ${err.split('\n').slice(-5).join('\n')}`)
@@ -70,8 +72,8 @@ export async function indexRun(inventory: string, dataDir: string): Promise<Inde
   const m = JSON.parse(readFileSync(data.manifestPath(id), 'utf8')) as ReleaseManifest
   return {
     id,
-    wallS: +wallS.toFixed(1),
-    peakRssMb: Math.round(peak / 2 ** 20),
+    wallS,
+    peakRssMb,
     facts: m.counts.facts,
     factsPerS: Math.round(m.counts.facts / wallS),
     releaseMb: +(statSync(data.releaseDb(id)).size / 2 ** 20).toFixed(1),

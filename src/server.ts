@@ -39,6 +39,8 @@ export async function start(cfg: Config = loadConfig()) {
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
   const backends = await openBackends(cfg)
   const facts = new HardwareFacts(backends.repo, cfg.cursorSecret, { contextCacheBytes: cfg.contextCacheBytes })
+  // Ready means ready: the promoted release is open and its catalog indexed before the port opens.
+  await facts.warm()
   const app = await buildApp({
     facts,
     keys: ApiKeyStore.fromFile(cfg.apiKeysFile),
