@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FactDraft, Topic } from '../src/model/fact.js'
 import { factTerms } from '../src/model/fact-terms.js'
 import { countTokens, TOKENIZER } from '../src/model/tokens.js'
@@ -19,10 +19,7 @@ export interface EncodedFact {
   target: string
   topic: Topic
   id: string
-  /** For the problem reported when the fact names no known target. */
   name: string
-  sourcePath: string
-  nameKey: string
   package: string | null
   revisions: string | null
   tokens: number
@@ -36,10 +33,8 @@ export interface EncodedFact {
 
 /** Stable across releases: the same fact of the same target keeps its id. */
 function factId(f: FactDraft): string {
-  return createHash('sha256')
-    .update(`${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`)
-    .digest('hex')
-    .slice(0, 20)
+  // One-shot: no Hash object per fact.
+  return hash('sha256', `${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`, 'hex').slice(0, 20)
 }
 
 /** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
@@ -59,8 +54,6 @@ export function encodeFact(f: FactDraft): EncodedFact {
     topic: f.topic,
     id,
     name: f.name,
-    sourcePath: f.evidence[0]?.sourcePath ?? '?',
-    nameKey: f.name.toLowerCase(),
     package: f.scope.package ?? null,
     revisions: revisionTokens(f),
     tokens: countTokens(body),

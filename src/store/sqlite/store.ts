@@ -60,7 +60,8 @@ class SqliteReleaseStore implements ReleaseStore {
     if (range === undefined) return []
     const where: string[] = []
     const params: unknown[] = []
-    if (q.names.length > 0 || q.prefixes.length > 0) {
+    const byName = q.names.length > 0 || q.prefixes.length > 0
+    if (byName) {
       where.push('f.tt = ?')
       params.push(range.tt)
       const ors: string[] = []
@@ -89,7 +90,7 @@ class SqliteReleaseStore implements ReleaseStore {
     }
     let sql: string
     if (q.terms.length === 0) {
-      if (where[0] === 'f.tt = ?') {
+      if (byName) {
         // Names: the name index, within this range.
         if (q.after) {
           where.push('f.ord > ?')
