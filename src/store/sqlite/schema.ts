@@ -19,11 +19,13 @@ export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE fact_ranges (tt INTEGER PRIMARY KEY, target TEXT NOT NULL, topic TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, scope TEXT NOT NULL);
 CREATE TABLE facts (ord INTEGER PRIMARY KEY, tt INTEGER NOT NULL, name_key TEXT NOT NULL, package TEXT, revisions TEXT, tokens INTEGER NOT NULL);
-CREATE INDEX facts_by_name ON facts (tt, name_key);
 CREATE TABLE fact_bodies (first INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE fact_peripherals (peripheral TEXT NOT NULL, ord INTEGER NOT NULL, PRIMARY KEY (peripheral, ord)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');
 `
+
+/** Made after the rows are in: one sorted build instead of an insert per row. */
+export const SCHEMA_INDEXES = `CREATE INDEX facts_by_name ON facts (tt, name_key);`
 
 /** Facts per body block (the last block of a range may hold fewer). */
 export const BODY_BLOCK_FACTS = 8
