@@ -9,6 +9,7 @@ import { DataDir } from '../src/store/layout.js'
 import { buildRelease } from './build.js'
 import { fetchSources } from './fetch.js'
 import { InventoryError, WriteError } from './inventory.js'
+import { CacheReadError } from './parse-cache.js'
 import { promote, PromotionError, readManifest, verify, verifyDatabase } from './releases.js'
 
 const USAGE = `usage:
@@ -155,7 +156,7 @@ if (isMain) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof WriteError) {
+      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof WriteError || err instanceof CacheReadError) {
         process.stderr.write(`hwfacts: ${err.message}\n`)
         process.exit(2)
       }

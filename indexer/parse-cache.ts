@@ -146,16 +146,35 @@ export function readSummary(file: string): UnitSummary | undefined {
   }
 }
 
+/** A parse cache entry that cannot be read: never reported as a failed write (it carries no errno `code`). */
+export class CacheReadError extends Error {
+  constructor(file: string, err: unknown) {
+    super(`parse cache entry ${file} cannot be read (${(err as Error).message}); remove it and index again`)
+  }
+}
+
 /** Reads chunks of one entry. */
 export class CacheReader {
   private readonly fd: number
 
   constructor(readonly file: string) {
-    this.fd = openSync(file, 'r')
+    try {
+      this.fd = openSync(file, 'r')
+    } catch (err) {
+      throw new CacheReadError(file, err)
+    }
   }
 
   /** The chunk, and the bytes of its per-fact columns as stored (what the release's id digests). */
   read(ref: ChunkRef): { chunk: EncodedChunk; meta: Buffer } {
+    try {
+      return this.readChunk(ref)
+    } catch (err) {
+      throw new CacheReadError(this.file, err)
+    }
+  }
+
+  private readChunk(ref: ChunkRef): { chunk: EncodedChunk; meta: Buffer } {
     const b = readAt(this.fd, ref.offset, ref.bytes)
     let at = 0
     const next = () => {
