@@ -38,7 +38,9 @@ export async function start(cfg: Config = loadConfig()) {
   if (cfg.sampleData) await ensureSampleRelease(cfg)
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
   const backends = await openBackends(cfg)
-  const facts = new HardwareFacts(backends.repo, cfg.cursorSecret, { contextCacheBytes: cfg.contextCacheBytes })
+  const facts = new HardwareFacts(backends.repo, cfg.cursorSecret, { contextCacheBytes: cfg.contextCacheBytes, archiveRoot: cfg.dataDir })
+  // The promoted release's sources are re-hashed before the first request (other releases on first use).
+  await facts.store().then((s) => facts.sourceChecks.of(s.manifest), () => undefined)
   const app = await buildApp({
     facts,
     keys: ApiKeyStore.fromFile(cfg.apiKeysFile),
