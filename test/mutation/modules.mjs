@@ -8,7 +8,7 @@ export const MODULES = {
   stm32: { mutate: ['indexer/sources/stm32.ts', 'indexer/sources/stm32-gpio.ts', 'indexer/sources/stm32-names.ts'], tests: ['test/indexer/stm32*.test.ts'] },
   'nordic-errata': { mutate: ['indexer/sources/nordic-errata.ts'], tests: ['test/indexer/nordic-errata*.test.ts'] },
   resolve: { mutate: ['src/service/catalog-index.ts', 'src/model/text.ts'], tests: ['test/service/resolve*.test.ts', 'test/http/rest.test.ts'] },
-  cursor: { mutate: ['src/service/cursor.ts'], tests: ['test/service/cursor*.test.ts', 'test/http/rest.test.ts'] },
+  cursor: { mutate: ['src/service/cursor.ts'], tests: ['test/service/cursor*.test.ts', 'test/service/context*.test.ts', 'test/http/rest.test.ts'] },
   // Context paging and token budgeting live in HardwareFacts.context/contextIn, and the tokenizer wrapper.
   context: { mutate: ['src/service/facts.ts:325-449', 'src/model/tokens.ts'], tests: ['test/service/context*.test.ts', 'test/model/tokens*.test.ts', 'test/http/rest.test.ts'] },
   auth: { mutate: ['src/http/auth.ts', 'src/auth/keys.ts'], tests: ['test/http/rest.test.ts', 'test/http/auth*.test.ts', 'test/mcp/http.test.ts'] }

@@ -11,14 +11,19 @@ const cursorArgs = fc.tuple(release, binding, pos)
 /** Characters a cursor can be made of (base64url, the dot), and a few it cannot. */
 const cursorChar = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ %'.split(''))
 
-const rejected = (c: string): boolean => {
+/** The Problem detail of a refused cursor, or undefined when it was accepted. */
+const refusal = (c: string): string | undefined => {
   try {
     codec.decode(c)
-    return false
+    return undefined
   } catch (err) {
-    return err instanceof ServiceError && err.code === 'INVALID_CURSOR' && err.param === 'cursor'
+    if (!(err instanceof ServiceError) || err.code !== 'INVALID_CURSOR' || err.param !== 'cursor') throw err
+    return err.message
   }
 }
+const rejected = (c: string): boolean => refusal(c) !== undefined
+const ALTERED = 'The cursor was altered or was not issued by this service.'
+const MALFORMED = 'The cursor is malformed.'
 
 describe('cursor codec (properties)', () => {
   it('decodes exactly what it encoded', () => {
@@ -77,11 +82,13 @@ describe('cursor codec (properties)', () => {
       return `${p}.${mac(p)}`
     }
     for (const bad of [[2, 'r', 'b', 0, 0], [1, 5, 'b', 0, 0], [1, 'r', 5, 0, 0], [1, 'r', 'b', '0', 0], [1, 'r', 'b', 0, '0'], { 0: 1 }, 'x', null])
-      expect(rejected(sign(bad)), JSON.stringify(bad)).toBe(true)
+      expect(refusal(sign(bad)), JSON.stringify(bad)).toBe(MALFORMED)
     expect(codec.decode(sign([1, 'r', 'b', 3, 4]))).toEqual({ release: 'r', binding: 'b', pos: { score: 3, ord: 4 } })
     const notJson = Buffer.from('[1,').toString('base64url')
-    expect(rejected(`${notJson}.${mac(notJson)}`)).toBe(true)
-    for (const s of ['', '.', '.abc', 'abc', 'abc.', 'a.b.c']) expect(rejected(s), s).toBe(true)
+    expect(refusal(`${notJson}.${mac(notJson)}`)).toBe(MALFORMED)
+    // No payload before the dot, or no dot: malformed; a wrong signature: altered.
+    for (const s of ['', '.', '.abc', 'abc', '.' + mac('')]) expect(refusal(s), s).toBe(MALFORMED)
+    for (const s of ['abc.', 'a.b.c', 'abc.' + mac('abd')]) expect(refusal(s), s).toBe(ALTERED)
   })
 
   it('binds every part of a query: changing any one gives another binding', () => {
@@ -98,6 +105,8 @@ describe('cursor codec (properties)', () => {
     )
     // Absent and empty differ; so do the same strings split differently.
     expect(CursorCodec.bind([undefined])).not.toBe(CursorCodec.bind(['']))
+    expect(CursorCodec.bind([undefined])).not.toBe(CursorCodec.bind(['undefined']))
+    expect(CursorCodec.bind(['a', undefined])).not.toBe(CursorCodec.bind(['a', 'undefined']))
     expect(CursorCodec.bind(['ab', 'c'])).not.toBe(CursorCodec.bind(['a', 'bc']))
   })
 })
