@@ -50,7 +50,8 @@ describe('API key store', () => {
     expect(store.verify('y')?.id).toBe('b')
     writeFileSync(f, JSON.stringify({}))
     expect(ApiKeyStore.fromFile(f).keys).toEqual([])
-    for (const bad of [{ sha256: sha256('x') }, { id: 'a', sha256: 'ABC' }, { id: 'a' }, { id: 7, sha256: sha256('x') }, { id: 'a', sha256: sha256('x').toUpperCase() }]) {
+    const hex = sha256('x')
+    for (const bad of [{ sha256: hex }, { id: 'a', sha256: 'ABC' }, { id: 'a' }, { id: 7, sha256: hex }, { id: 'a', sha256: hex.toUpperCase() }, { id: 'a', sha256: 'g' + hex }, { id: 'a', sha256: hex + '0' }]) {
       writeFileSync(f, JSON.stringify({ keys: [{ id: 'ok', sha256: sha256('z') }, bad] }))
       expect(() => ApiKeyStore.fromFile(f), JSON.stringify(bad)).toThrow(`${f}: keys[1] needs an id and a 64-hex sha256`)
     }
@@ -84,7 +85,7 @@ describe('bearer authentication on the routes', () => {
     expect(none.statusCode).toBe(401)
     expect(none.headers['www-authenticate']).toBe('Bearer realm="hardware-facts"')
     expect(none.json()).toMatchObject({ code: 'UNAUTHENTICATED', param: null, detail: 'This endpoint needs `Authorization: Bearer <API_KEY>`.' })
-    for (const h of ['', 'Bearer', 'Bearer ', `Basic ${secret()}`, `Bearer ${secret()} extra`, `Bearer${secret()}`, `Bearer ${secret()}x`, 'Bearer hwf_unknown']) {
+    for (const h of ['', 'Bearer', 'Bearer ', `Basic ${secret()}`, `Bearer ${secret()} extra`, `Bearer${secret()}`, `Bearer ${secret()}x`, 'Bearer hwf_unknown', `XBearer ${secret()}`, `Token Bearer ${secret()}`]) {
       const r = await call('/v1/release', h)
       expect(r.statusCode, h).toBe(401)
       expect(r.headers['www-authenticate'], h).toBe('Bearer realm="hardware-facts", error="invalid_token"')
