@@ -20,7 +20,7 @@ symlinkSync(realpathSync(join(root, '..', 'shared')), join(tmp, 'shared'))
 let failed = 0
 for (const n of names) {
   process.stdout.write(`\n== mutate ${n}\n`)
-  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n } })
+  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, ...MODULES[n].env } })
   if (r.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)
