@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -177,5 +177,83 @@ describe('ordering codes that fit two selector parts (raw pin-data file names)',
     // Not a digit where the temperature range goes, or more than a packing code after it: no ordering code.
     expect((await facts.resolve({ q: 'STM32F407VGTA' })).match).not.toBe('ordering-code')
     expect((await facts.resolve({ q: 'STM32F407VGT6TRXX' })).match).not.toBe('ordering-code')
+  })
+})
+
+describe('resolve: ranking, packages, suggestions and gaps', () => {
+  /** Words of a candidate as the resolve answer describes it (name, kind, package, family, line, core). */
+  const words = (c: Record<string, unknown>) => [c.name, c.kind, c.package, c.family, c.line, c.core].filter((x): x is string => typeof x === 'string').join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
+
+  it('query ranks candidates by the number of its words they match, then by name, and never picks one', async () => {
+    const vocabulary = ['lqfp100', 'lqfp64', 'ufqfpn48', 'tfbga100', 'cortex', 'm4', 'm0', 'stm32f4', 'selector', 'refname', 'part', 'lqfp48', 'stm32g0', 'nothing']
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('STM32F4', 'STM32G0', 'STM32F407', 'STM32', 'STM32F0', 'STM32L4'), fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 3 }), async (q, ws) => {
+        const query = ws.join(' ')
+        fc.pre(query.length >= 3)
+        const r = await facts.resolve({ q, query, candidate_limit: 20 })
+        const plain = await facts.resolve({ q, candidate_limit: 20 })
+        expect(r.status).toBe(plain.status)
+        expect(r.part).toEqual(plain.part)
+        expect(r.candidateCount).toBe(plain.candidateCount)
+        const score = (c: Record<string, unknown>) => [...new Set(ws)].filter((w) => words(c).some((x) => x.startsWith(w))).length
+        for (let i = 1; i < r.candidates.length; i++) {
+          const [a, b] = [r.candidates[i - 1]!, r.candidates[i]!]
+          expect(score(a) > score(b) || (score(a) === score(b) && a.name < b.name), `${q} ${query}: ${a.name} before ${b.name}`).toBe(true)
+        }
+      }),
+      { numRuns: 60 }
+    )
+  })
+
+  it('pins of a family are ambiguous until a package narrows them; an unknown package lists the real ones', async () => {
+    const amb = await facts.resolve({ q: 'STM32F407' })
+    const pins = amb.topics.pins
+    expect(pins.status).toBe('ambiguous')
+    if (pins.status !== 'ambiguous') return
+    // The packages of the STM32F407 pin-data files, read from their <Mcu Package="…"> attributes.
+    const dir = join(CORPUS_INVENTORY, 'pins/stm32/mcu')
+    const raw = readdirSync(dir)
+      .filter((f) => f.startsWith('STM32F407') && f.endsWith('.xml'))
+      .map((f) => /<Mcu [^>]*Package="([^"]+)"/.exec(readFileSync(join(dir, f), 'utf8'))![1]!)
+    expect(raw.length).toBeGreaterThan(1)
+    expect([...new Set(pins.candidates.map((c) => c.package))].sort()).toEqual([...new Set(raw)].sort())
+    expect(pins.candidateCount).toBe(raw.length)
+    expect(pins.hint).toMatch(/Several packages \(.*LQFP100.*\): give package=/)
+    const one = JSON.parse((await facts.context({ part: 'STM32F407', topic: 'pins', package: 'lqfp100', fact_names: 'PA9' } as never)).body)
+    expect(one).toMatchObject({ status: 'ok', target: { key: 'stm32:STM32F407V(E-G)Tx', package: 'LQFP100' } })
+    const none = JSON.parse((await facts.context({ part: 'STM32F407', topic: 'pins', package: 'QFN999' } as never)).body)
+    expect(none.status).toBe('not_covered')
+    expect(none.reason).toBe('No matching part comes in package QFN999.')
+    expect(none.availablePackages).toEqual(expect.arrayContaining(['LQFP100']))
+    expect([...none.availablePackages].sort()).toEqual(none.availablePackages)
+  })
+
+  it('an unknown name gets the nearest names (at most 5, nearest first), and no match', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ix.catalog.entities.filter((e) => e.kind === 'selector-part').map((e) => e.name)), fc.nat(), async (name, at) => {
+        const key = norm(name)
+        const i = 6 + (at % (key.length - 6))
+        const typo = key.slice(0, i) + (key[i] === 'Q' ? 'J' : 'Q') + key.slice(i + 1)
+        const r = await facts.resolve({ q: typo })
+        fc.pre(r.status === 'not_found')
+        const s = r.suggestions!
+        expect(s.length).toBeGreaterThan(0)
+        expect(s.length).toBeLessThanOrEqual(5)
+        expect(s[0]!.distance).toBeLessThanOrEqual(1)
+        for (let k = 1; k < s.length; k++) expect(s[k - 1]!.distance < s[k]!.distance || (s[k - 1]!.distance === s[k]!.distance && s[k - 1]!.name < s[k]!.name)).toBe(true)
+        for (const x of s) expect(x.distance).toBeLessThanOrEqual(Math.max(2, Math.floor(typo.length / 3)))
+      }),
+      { numRuns: 60 }
+    )
+    expect((await facts.resolve({ q: 'zz' })).suggestions).toEqual([])
+  })
+
+  it('a topic without a source names the curated reason', async () => {
+    const r = await facts.resolve({ q: 'STM32F407VG' })
+    expect(r.topics.errata.status).toBe('not_covered')
+    if (r.topics.errata.status === 'not_covered') expect(r.topics.errata.reason).toMatch(/STM32/)
+    const n = await facts.resolve({ q: 'nRF52840' })
+    if (n.topics.pins.status === 'not_covered') expect(n.topics.pins.reason).toMatch(/Nordic|nRF/)
+    expect(n.topics.pins.status).toBe('not_covered')
   })
 })
