@@ -1,21 +1,30 @@
 #!/usr/bin/env node
 // `npm run mutate [-- module ...]`: StrykerJS per module (see modules.mjs), incremental, one at a time.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, realpathSync, symlinkSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MODULES } from './modules.mjs'
 
 const root = resolve(import.meta.dirname, '..', '..')
-const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'))
-const extra = process.argv.slice(2).filter((a) => a.startsWith('-'))
+// Module names, then Stryker options passed through (`--mutate 'file:10-90'` narrows a run to lines).
+const args = process.argv.slice(2)
+const asked = []
+const extra = []
+for (let i = 0; i < args.length; i++) {
+  if (!args[i].startsWith('-')) asked.push(args[i])
+  else extra.push(args[i], ...(args[i + 1] !== undefined && !args[i + 1].startsWith('-') && !args[i].includes('=') ? [args[++i]] : []))
+}
 const names = asked.length ? asked : Object.keys(MODULES)
 for (const n of names) if (!MODULES[n]) throw new Error(`unknown module ${n}; one of: ${Object.keys(MODULES).join(', ')}`)
 
 // Sandboxes live in .stryker-tmp/<sandbox>/: tests reach the corpus as ../shared from the project root.
 const tmp = join(root, '.stryker-tmp')
 mkdirSync(tmp, { recursive: true })
-rmSync(join(tmp, 'shared'), { force: true })
-symlinkSync(realpathSync(join(root, '..', 'shared')), join(tmp, 'shared'))
+const shared = realpathSync(join(root, '..', 'shared'))
+if (!existsSync(join(tmp, 'shared')) || realpathSync(join(tmp, 'shared')) !== shared) {
+  rmSync(join(tmp, 'shared'), { force: true })
+  symlinkSync(shared, join(tmp, 'shared'))
+}
 
 let failed = 0
 for (const n of names) {
