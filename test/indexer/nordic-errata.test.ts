@@ -544,6 +544,28 @@ describe('nordic errata adapter: a function it cannot read exactly is refused, n
     expect(base).toContain(BLOCK)
   })
 
+  it('takes the workaround default from the ENABLE_WORKAROUND define: 0, 1, or the PRESENT macro', () => {
+    const enabled = (text: string) =>
+      nordicErrataAdapter
+        .parse([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(text), NORDIC_ERRATA_HEADER_KIND)])
+        .facts.filter((f) => f.name === 'errata.1')
+        .map((f) => f.value.workaroundEnabledByDefault)
+    const define = 'NRF52_ERRATA_1_ENABLE_WORKAROUND NRF52_ERRATA_1_PRESENT'
+    expect(enabled(base)).toEqual([true, true])
+    expect(enabled(base.replace(define, 'NRF52_ERRATA_1_ENABLE_WORKAROUND 0'))).toEqual([false, false])
+    expect(enabled(base.replace(define, 'NRF52_ERRATA_1_ENABLE_WORKAROUND 1'))).toEqual([true, true])
+    expect(enabled(base.replace('#define NRF52_ERRATA_1_PRESENT 1', '#define NRF52_ERRATA_1_PRESENT 0'))).toEqual([false, false])
+  })
+
+  it('refuses a function that can end without returning a value', () => {
+    const text = base.replace(SWITCH, SWITCH.replace(/\n\s*default:\n\s*return true;/, ''))
+    const end = text.indexOf('/* ========= Errata 2')
+    const cut = text.slice(0, end).replace(/\n\s*return false;\n\s*#endif\n\}\n*$/, '\n    #endif\n}\n\n') + text.slice(end)
+    expect(cut).not.toBe(text)
+    const r = nordicErrataAdapter.parse([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(cut), NORDIC_ERRATA_HEADER_KIND)])
+    expect(r.problems.filter((x) => x.reason.startsWith('nrf52_errata_1()')).map((x) => x.reason).join(' | ')).toMatch(/can end without returning/)
+  })
+
   it('reports a PRESENT macro that contradicts the function body, per variant, and keeps the body\'s answer', () => {
     const ok = parseNordicErrata([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(base), NORDIC_ERRATA_HEADER_KIND)])
     const one = (xs: string[]) => xs.filter((x) => x.startsWith('nrf52_errata_1 '))
