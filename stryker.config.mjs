@@ -20,6 +20,7 @@ export default {
   clearTextReporter: { allowEmojis: false, logTests: false, maxTestsToLog: 0 },
   thresholds: { high: 90, low: 80, break: null },
   timeoutMS: 20000,
+  dryRunTimeoutMinutes: 20,
   ignorePatterns: ['.cache', 'data', 'dist', 'reports', 'bench', 'test/opensearch', 'test/elasticsearch', '.scratch'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: true

@@ -26,10 +26,15 @@ if (!existsSync(join(tmp, 'shared')) || realpathSync(join(tmp, 'shared')) !== sh
   symlinkSync(shared, join(tmp, 'shared'))
 }
 
+// The corpus release the suites read, built once from the unmutated code.
+const built = spawnSync('npx', ['tsx', 'test/helpers/corpus-release.ts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+const corpusData = /corpus release ready in (\S+)/.exec(built.stdout ?? '')?.[1]
+if (!corpusData) throw new Error(`could not build the corpus release: ${built.stdout}`)
+
 let failed = 0
 for (const n of names) {
   process.stdout.write(`\n== mutate ${n}\n`)
-  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, ...MODULES[n].env } })
+  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, HWFACTS_TEST_CORPUS_DATA: corpusData, ...MODULES[n].env } })
   if (r.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)

@@ -257,3 +257,66 @@ describe('resolve: ranking, packages, suggestions and gaps', () => {
     expect(n.topics.pins.status).toBe('not_covered')
   })
 })
+
+describe('resolve: edges of the matching rules', () => {
+  /** Plain Levenshtein distance, for checking the suggestions' reported distances. */
+  function lev(a: string, b: string): number {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)])
+    for (let j = 1; j <= b.length; j++) d[0]![j] = j
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    return d[a.length]![b.length]!
+  }
+
+  it('exact names win; an empty key matches nothing', async () => {
+    expect(await facts.resolve({ q: 'STM32F407VGTx' })).toMatchObject({ match: 'exact', part: { name: 'STM32F407VGTx' } })
+    for (const q of ['--', '  ', '()']) expect((await facts.resolve({ q })).status, q).toBe('not_found')
+  })
+
+  it('ordering codes: a digit, the part\'s own suffix, then at most three packing characters', async () => {
+    const via = async (q: string) => {
+      const r = await facts.resolve({ q, candidate_limit: 20 })
+      return r.match === 'ordering-code' ? r.candidates.map((c) => c.name).sort() : []
+    }
+    expect(await via('STM32F407VGT6XYZ')).toEqual(['STM32F407VGTx'])
+    expect(await via('STM32F407VGT6WXYZ')).toEqual([])
+    // STM32G071KBTxN (pin file STM32G071K(8-B)TxN): suffix N, then a packing code.
+    expect(await via('STM32G071KBT6NTR')).toContain('STM32G071KBTxN')
+  })
+
+  it('a RefName with alternatives is no prefix of real names: `STM32F103C8B…` is not a part', async () => {
+    const grouped = ix.catalog.entities.filter((e) => e.kind === 'refname' && e.name.includes('('))
+    expect(grouped.length).toBeGreaterThan(10)
+    for (const e of grouped.slice(0, 40)) {
+      const key = norm(e.name).slice(0, -1)
+      const { matches } = ix.match(key)
+      expect(matches.map((m) => m.entity.name), key).not.toContain(e.name)
+    }
+  })
+
+  it('suggestion distances are edit distances to the start of the suggested name', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ix.catalog.entities.filter((e) => e.kind === 'selector-part').map((e) => e.name)), fc.nat(), fc.integer({ min: 1, max: 3 }), async (name, at, cut) => {
+        const key = norm(name).slice(0, -cut)
+        const i = 5 + (at % (key.length - 5))
+        const typo = key.slice(0, i) + (key[i] === 'Q' ? 'J' : 'Q') + key.slice(i + 1)
+        const r = await facts.resolve({ q: typo })
+        fc.pre(r.status === 'not_found')
+        for (const s of r.suggestions!) {
+          const e = ix.entity(s.name)!
+          const best = Math.min(...e.keys.filter((k) => !(e.kind === 'refname' && e.name.includes('('))).map((k) => lev(typo, k.slice(0, Math.max(typo.length, Math.min(k.length, typo.length + 2))))))
+          expect(s.distance, `${typo} → ${s.name}`).toBe(best)
+        }
+      }),
+      { numRuns: 60 }
+    )
+  })
+
+  it('candidates rank by words that start with a query word, not words that merely contain it', async () => {
+    const r = await facts.resolve({ q: 'STM32F407', query: 'lqfp', candidate_limit: 20 })
+    const first = r.candidates[0]!
+    expect(first.package).toMatch(/^LQFP/)
+    const bga = await facts.resolve({ q: 'STM32F407', query: 'fp100', candidate_limit: 20 })
+    // `fp100` starts no word: no candidate is ranked up, so the order is by name.
+    expect(bga.candidates.map((c) => c.name)).toEqual([...bga.candidates.map((c) => c.name)].sort())
+  })
+})
