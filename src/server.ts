@@ -44,9 +44,11 @@ export async function start(cfg: Config = loadConfig()) {
   const keys = ApiKeyStore.fromFile(cfg.apiKeysFile, { allowMissing: cfg.sampleData })
   const secret = cursorSecret(cfg.dataDir, cfg.cursorSecret)
   const backends = await openBackends(cfg)
-  const facts = new HardwareFacts(backends.repo, secret.secret, { contextCacheBytes: cfg.contextCacheBytes })
-  // Ready means ready: the promoted release is open and its catalog indexed before the port opens.
+  const facts = new HardwareFacts(backends.repo, secret.secret, { contextCacheBytes: cfg.contextCacheBytes, archiveRoot: cfg.dataDir })
+  // Ready means ready: the promoted release is open, its catalog indexed and its sources re-hashed
+  // before the port opens (other releases' sources on first use).
   await facts.warm()
+  await facts.store().then((s) => facts.sourceChecks.of(s.manifest), () => undefined)
   const app = await buildApp({
     facts,
     keys,

@@ -24,6 +24,7 @@ import errorCodesRoute from './routes/v1/error-codes.js'
 import resolveRoute from './routes/v1/parts/resolve.js'
 import releaseRoute from './routes/v1/release.js'
 import sourcesRoute from './routes/v1/sources.js'
+import { PACKAGE_VERSION } from '../version.js'
 
 export interface AppOptions {
   facts: HardwareFacts
@@ -121,7 +122,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(pingRoute)
   await app.register(openapiRoute, ctx)
   await app.register(docsRoute)
-  await app.register(healthRoutes, { ...ctx, checks: opts.readinessChecks ?? [], version: opts.version ?? '0.0.0' })
+  await app.register(healthRoutes, { ...ctx, checks: opts.readinessChecks ?? [], version: opts.version ?? PACKAGE_VERSION })
   await app.register(errorCodesRoute)
   await app.register(resolveRoute, ctx)
   await app.register(catalogSearchRoute, ctx)

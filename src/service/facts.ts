@@ -9,6 +9,7 @@ import type { FactQuery, FactRow, ReleaseRepository, ReleaseStore, SourceRecord 
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
+import { SourceChecks } from './source-check.js'
 
 const MAX_NAMES = 100
 const DEFAULT_LIMIT = 20
@@ -30,6 +31,8 @@ export interface ReleaseReader {
 export interface HardwareFactsOptions {
   /** Bytes of context answers kept for repeated requests; 0 turns the cache off. */
   contextCacheBytes?: number
+  /** Data directory holding the source archive, re-hashed for `trust.checksumVerified`. */
+  archiveRoot?: string
 }
 
 function entitySummary(e: CatalogEntity) {
@@ -95,6 +98,7 @@ export class HardwareFacts {
   private readonly indexes = new WeakMap<ReleaseStore, CatalogIndex>()
   readonly cursors: CursorCodec
   private readonly contextCache: LRUCache<string, ContextResult> | undefined
+  readonly sourceChecks: SourceChecks
 
   constructor(
     readonly repo: ReleaseRepository,
@@ -102,6 +106,7 @@ export class HardwareFacts {
     opts: HardwareFactsOptions = {}
   ) {
     this.cursors = new CursorCodec(cursorSecret)
+    this.sourceChecks = new SourceChecks(opts.archiveRoot)
     const bytes = opts.contextCacheBytes ?? 0
     // Bodies are mostly ASCII: a string's length is close to its bytes.
     this.contextCache = bytes > 0 ? new LRUCache({ maxSize: bytes, sizeCalculation: (r, key) => r.body.length + key.length + 64 }) : undefined
@@ -252,14 +257,17 @@ export class HardwareFacts {
       if (!list.includes(k)) list.push(k)
       byPath.set(t.sourcePath, list)
     }
+    const checks = this.sourceChecks.of(store.manifest)
     return store.manifest.sources
       .filter((s) => byPath.has(s.path))
       .map((s) => ({
         ...s,
         targets: byPath.get(s.path)!.sort(),
         trust: {
-          checksumVerified: true,
-          checksumNote: 'The archived bytes matched the inventory sha256 when the release was built; `hwfacts verify` re-checks them.',
+          checksumVerified: checks.get(s.path)?.ok === true,
+          checksumNote: checks.get(s.path)?.ok
+            ? 'This service re-hashed the archived bytes and they match the inventory sha256.'
+            : `Not verified by this service: ${checks.get(s.path)?.reason ?? 'no check was made'}.`,
           publisherDistributed: (s.distributor ?? s.publisher).startsWith(s.publisher),
           license: s.license
         }

@@ -23,7 +23,7 @@ export async function testApp(dataDir: string, opts: Partial<AppOptions> = {}, e
   })
   const repo = new SqliteRepository(dataDir)
   // With the answer cache on, as the server runs: every REST test also exercises it.
-  const facts = new HardwareFacts(repo, 'test-secret', { contextCacheBytes: 8 << 20 })
+  const facts = new HardwareFacts(repo, 'test-secret', { contextCacheBytes: 8 << 20, archiveRoot: dataDir })
   const app = await buildApp({ facts, keys: new ApiKeyStore([main.record, ...others.map((o) => o.record)]), ...opts })
   await app.ready()
   return {

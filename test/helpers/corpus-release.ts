@@ -27,8 +27,12 @@ function buildInputsDigest(): string {
   return h.digest('hex').slice(0, 12)
 }
 
-/** Keyed by the build inputs, so a change to the indexer rebuilds instead of testing a stale release. */
-export const CORPUS_DATA_DIR = join(ROOT, '.cache', 'test-data', `corpus-${buildInputsDigest()}`)
+/**
+ * Keyed by the build inputs, so a change to the indexer rebuilds instead of testing a stale release.
+ * HWFACTS_TEST_CORPUS_DATA names a release built beforehand: mutation runs use the one built from
+ * the unmutated code instead of rebuilding it with instrumented code in every sandbox.
+ */
+export const CORPUS_DATA_DIR = process.env.HWFACTS_TEST_CORPUS_DATA ?? join(ROOT, '.cache', 'test-data', `corpus-${buildInputsDigest()}`)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

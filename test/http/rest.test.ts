@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import Database from 'better-sqlite3'
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../../src/service/errors.js'
@@ -355,10 +356,58 @@ describe('context', () => {
     expect(none.page).toMatchObject({ budgetTooSmall: false, neededMaxTokens: null, truncatedBy: null, nextCursor: null })
   })
 
+  it('stays within max_tokens, counted by a real tokenizer over the whole response, and stops only when the next fact does not fit', async () => {
+    const whole = (await get(`${base}&fact_name_prefixes=RCC.&limit=50&max_tokens=16000`)).json()
+    expect(whole.page.truncatedBy).toBe('limit')
+    for (const max of [256, 600, 2000, 8000]) {
+      const res = await get(`${base}&fact_name_prefixes=RCC.&limit=50&max_tokens=${max}`)
+      const r = res.json()
+      const used = countTokens(res.body)
+      expect(used, `max_tokens=${max}`).toBeLessThanOrEqual(max)
+      if (max >= 600) expect(r.facts.length).toBeGreaterThan(0)
+      // RCC has more than 50 facts and none is near 2000 tokens: every budget here truncates.
+      expect(r.page.truncatedBy, `max_tokens=${max}`).toBe(r.facts.length === 50 ? 'limit' : 'max_tokens')
+      // The page is a prefix of the unbudgeted answer, and the next fact would have broken the budget
+      // (within the few tokens the envelope reserves for its cursor and counters).
+      expect(r.facts.map((f: { id: string }) => f.id)).toEqual(whole.facts.slice(0, r.facts.length).map((f: { id: string }) => f.id))
+      if (r.page.truncatedBy === 'max_tokens') {
+        const next = JSON.stringify(whole.facts[r.facts.length])
+        expect(used + countTokens(next) + 1, `max_tokens=${max}`).toBeGreaterThan(max - 32)
+        if (r.facts.length > 0) expect(r.page.nextCursor).toEqual(expect.any(String))
+        else expect(r.notes.join(' ')).toMatch(/raise max_tokens/)
+      }
+    }
+  })
+
   it('query ranks text matches first and excludes facts that match no term', async () => {
-    const r = (await get(`${base}&query=${encodeURIComponent('usart baud rate')}&limit=5`)).json()
-    expect(r.facts.length).toBe(5)
-    expect(r.facts.some((f: { name: string }) => /BRR/.test(f.name))).toBe(true)
+    // Expected answer derived from the stored fact bodies alone: a fact matches a query word when one of
+    // the words of its name or value strings starts with it; more matched words rank first, then document order.
+    const db = new Database(new DataDir(dataDir).releaseDb(releaseId), { readonly: true })
+    const bodies = db.prepare<[], { body: string }>("SELECT body FROM facts WHERE target = 'svd:STMicro/STM32F407' AND topic = 'registers' ORDER BY ord").all().map((r) => r.body)
+    db.close()
+    const query = ['usart', 'baud', 'rate']
+    const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
+    const scored = bodies.map((b, ord) => {
+      const f = JSON.parse(b) as { id: string; name: string; value: unknown }
+      const words = [f.name, ...strings(f.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/)
+      return { id: f.id, ord, score: query.filter((q) => words.some((w) => w.startsWith(q))).length }
+    })
+    const expected = scored.filter((x) => x.score > 0).sort((a, b) => b.score - a.score || a.ord - b.ord)
+    expect(expected.length).toBeGreaterThan(60)
+    expect(scored.length - expected.length).toBeGreaterThan(1000)
+    const got: string[] = []
+    let cursor: string | null = null
+    for (let page = 0; page < 3; page++) {
+      const r: { facts: Array<{ id: string }>; page: { nextCursor: string | null } } = (
+        await get(`${base}&query=${encodeURIComponent('USART, baud rate!')}&limit=25&max_tokens=16000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+      ).json()
+      got.push(...r.facts.map((f) => f.id))
+      cursor = r.page.nextCursor
+    }
+    expect(got).toEqual(expected.slice(0, got.length).map((x) => x.id))
+    expect(got.length).toBe(75)
+    // The best-ranked facts match all three words; the BRR register's fields are among them.
+    expect(expected[0]!.score).toBe(3)
   })
 
   it('package narrows an ambiguous family for pins; without it no facts are returned, with candidates', async () => {

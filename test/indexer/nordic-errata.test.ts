@@ -551,3 +551,71 @@ describe.skipIf(!haveWide)('nordic errata adapter: every header of the wide corp
     expect(r.targets.map((t) => t.device)).toContain('NRF54H20')
   })
 })
+
+describe('nordic errata adapter: a function it cannot read exactly is refused, never guessed', () => {
+  // One edit at a time to errata 1 of the shapes fixture (its NRF52832 switch, lines 59-67).
+  const base = fixtureText('shapes_nrf52_erratas.h')
+  const SWITCH = ['case 0x03ul:', 'return false;', 'case 0x04ul:', 'return true;', 'default:', 'return true;'].map((l, i) => ' '.repeat(i % 2 ? 24 : 20) + l).join('\n')
+  const BLOCK = `            if (var1 == 0x06)\n            {\n                switch(var2)\n                {\n${SWITCH}\n                }\n            }\n`
+  const ind = (l: string) => '\n' + ' '.repeat(24) + l
+  const edits: Array<[string, (t: string) => string, RegExp]> = [
+    ['a duplicate case label', (t) => t.replace(SWITCH, SWITCH.replace('case 0x04ul:', 'case 0x03ul:')), /duplicate case/],
+    ['two default labels', (t) => t.replace(SWITCH, SWITCH + '\n' + ' '.repeat(20) + 'default:' + ind('return false;')), /two default labels/],
+    ['a case label left without a return', (t) => t.replace(SWITCH, SWITCH + '\n' + ' '.repeat(20) + 'case 0x09ul:'), /case label without a return/],
+    ['a return without a case label', (t) => t.replace(SWITCH, SWITCH.replace('return false;', 'return false;' + ind('return true;'))), /return without a case label/],
+    ['a case that breaks instead of returning', (t) => t.replace(SWITCH, SWITCH.replace(/case 0x04ul:\n\s*return true;/, 'case 0x04ul:' + ind('break;'))), /'break' inside/],
+    ['a part code checked twice', (t) => t.replace(BLOCK, BLOCK + BLOCK), /checked twice/],
+    ['one device build checking two part codes', (t) => t.replace(BLOCK, BLOCK + BLOCK.replace('0x06', '0x07')), /several part codes/]
+  ]
+  for (const [what, edit, reason] of edits) {
+    it(`refuses ${what}`, () => {
+      const text = edit(base)
+      expect(text, 'the edit applies').not.toBe(base)
+      const r = nordicErrataAdapter.parse([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(text), NORDIC_ERRATA_HEADER_KIND)])
+      const p = r.problems.filter((x) => x.reason.startsWith('nrf52_errata_1()'))
+      expect(p.map((x) => x.reason).join(' | ')).toMatch(reason)
+      expect(p.every((x) => x.line! > lineOf(text, 'static inline bool nrf52_errata_1(void)', 15) - 15)).toBe(true)
+      // No fact for the refused erratum, and the others are still read.
+      expect(r.facts.filter((f) => f.name === 'errata.1')).toEqual([])
+      expect(r.facts.some((f) => f.name === 'errata.7')).toBe(true)
+    })
+  }
+  it('reads the unedited fixture without problems', () => {
+    const r = nordicErrataAdapter.parse([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(base), NORDIC_ERRATA_HEADER_KIND)])
+    expect(r.problems).toEqual([])
+    expect(base).toContain(BLOCK)
+  })
+
+  it('takes the workaround default from the ENABLE_WORKAROUND define: 0, 1, or the PRESENT macro', () => {
+    const enabled = (text: string) =>
+      nordicErrataAdapter
+        .parse([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(text), NORDIC_ERRATA_HEADER_KIND)])
+        .facts.filter((f) => f.name === 'errata.1')
+        .map((f) => f.value.workaroundEnabledByDefault)
+    const define = 'NRF52_ERRATA_1_ENABLE_WORKAROUND NRF52_ERRATA_1_PRESENT'
+    expect(enabled(base)).toEqual([true, true])
+    expect(enabled(base.replace(define, 'NRF52_ERRATA_1_ENABLE_WORKAROUND 0'))).toEqual([false, false])
+    expect(enabled(base.replace(define, 'NRF52_ERRATA_1_ENABLE_WORKAROUND 1'))).toEqual([true, true])
+    expect(enabled(base.replace('#define NRF52_ERRATA_1_PRESENT 1', '#define NRF52_ERRATA_1_PRESENT 0'))).toEqual([false, false])
+  })
+
+  it('refuses a function that can end without returning a value', () => {
+    const text = base.replace(SWITCH, SWITCH.replace(/\n\s*default:\n\s*return true;/, ''))
+    const end = text.indexOf('/* ========= Errata 2')
+    const cut = text.slice(0, end).replace(/\n\s*return false;\n\s*#endif\n\}\n*$/, '\n    #endif\n}\n\n') + text.slice(end)
+    expect(cut).not.toBe(text)
+    const r = nordicErrataAdapter.parse([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(cut), NORDIC_ERRATA_HEADER_KIND)])
+    expect(r.problems.filter((x) => x.reason.startsWith('nrf52_errata_1()')).map((x) => x.reason).join(' | ')).toMatch(/can end without returning/)
+  })
+
+  it('reports a PRESENT macro that contradicts the function body, per variant, and keeps the body\'s answer', () => {
+    const ok = parseNordicErrata([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(base), NORDIC_ERRATA_HEADER_KIND)])
+    const one = (xs: string[]) => xs.filter((x) => x.startsWith('nrf52_errata_1 '))
+    expect(one(ok.stats.presentMismatches)).toEqual([])
+    const text = base.replace('#define NRF52_ERRATA_1_PRESENT 1', '#define NRF52_ERRATA_1_PRESENT 0')
+    const r = parseNordicErrata([artifact('fixtures/nordic/shapes_nrf52_erratas.h', Buffer.from(text), NORDIC_ERRATA_HEADER_KIND)])
+    // Errata 1 names NRF52832_XXAA, NRF52832_XXAB and NRF52840_XXAA (lines 19-21) and applies to each.
+    expect(one(r.stats.presentMismatches)).toEqual(['NRF52832_XXAA', 'NRF52832_XXAB', 'NRF52840_XXAA'].map((v) => `nrf52_errata_1 ${v}: PRESENT=0 but the function applies`))
+    expect(r.result.facts.filter((f) => f.name === 'errata.1').map((f) => f.target).sort()).toEqual(['nordic-errata:NRF52832', 'nordic-errata:NRF52840'])
+  })
+})

@@ -400,6 +400,12 @@ const sources: Source[] = (JSON.parse(readFileSync(path.join(corpus, 'sources.js
   (s) => s.kind === 'cmsis-svd'
 )
 
+/**
+ * The files the per-file corpus tests read: all of them, unless HWFACTS_SVD_SAMPLE names some
+ * (comma-separated path fragments), which `npm run mutate svd` uses to keep a mutant's run short.
+ */
+const sampled: Source[] = process.env.HWFACTS_SVD_SAMPLE ? sources.filter((s) => process.env.HWFACTS_SVD_SAMPLE!.split(',').some((x) => s.path.includes(x))) : sources
+
 function loadCorpus(s: Source): LoadedArtifact {
   const content = readFileSync(path.join(corpus, s.path))
   return { ...s, bytes: content.length, publisher: 'corpus', license: 'see inventory', mediaType: 'application/xml', content }
@@ -518,7 +524,7 @@ describe('svd adapter: the real corpus', () => {
     expect(sources).toHaveLength(25)
   })
 
-  for (const s of sources) {
+  for (const s of sampled) {
     it(`${s.path}: sampled registers and fields match the raw text`, () => {
       const a = loadCorpus(s)
       expect(createHash('sha256').update(a.content).digest('hex')).toBe(s.sha256)
@@ -608,5 +614,103 @@ describe('svd adapter: the real corpus', () => {
     ])
     expect(f.get('TIMG1.WDTCONFIG0.WDT_STG1')?.value.enumeratedValues).toEqual(stg3?.value.enumeratedValues)
     expect(stg2?.value.enumeratedValues).toEqual(stg3?.value.enumeratedValues)
+  })
+})
+
+// ---------------------------------------------------------------- dim arrays, read from the raw text
+
+/** `<dimIndex>` as the SVD spec writes it: `0-7`, `A-D`, or a comma list; absent: 0 … dim-1. */
+function rawDimIndex(dim: number, index: string | undefined): string[] {
+  if (index === undefined) return Array.from({ length: dim }, (_, i) => String(i))
+  const num = /^(\d+)\s*-\s*(\d+)$/.exec(index)
+  if (num) return Array.from({ length: Number(num[2]) - Number(num[1]) + 1 }, (_, i) => String(Number(num[1]) + i))
+  const chr = /^([A-Z])\s*-\s*([A-Z])$/.exec(index)
+  if (chr) return Array.from({ length: chr[2]!.charCodeAt(0) - chr[1]!.charCodeAt(0) + 1 }, (_, i) => String.fromCharCode(chr[1]!.charCodeAt(0) + i))
+  return index.split(',').map((s) => s.trim())
+}
+
+interface ArraySample {
+  fact: string
+  bitOffset?: number
+  bitWidth?: number
+  address?: bigint
+}
+
+/**
+ * Field arrays (`CH%s_TX_END`, dim 8, dimIncrement 3) and register arrays of plain peripherals,
+ * element by element: bit offset = bitOffset + i × dimIncrement; address = base + offset + i × dimIncrement.
+ */
+function arraySamples(text: string): ArraySample[] {
+  const out: ArraySample[] = []
+  for (const p of blocks(text, 'peripheral', 0, text.length)) {
+    const block = text.slice(p.start, p.end)
+    if (block.slice(0, block.indexOf('>')).includes('derivedFrom')) continue
+    const own = strip(strip(strip(block.slice(1), 'registers'), 'interrupt'), 'addressBlock')
+    const pname = tagText(own, 'name')
+    const base = tagText(own, 'baseAddress')
+    if (!pname || !/^\w+$/.test(pname) || !base || own.includes('<dim>')) continue
+    const firstCluster = block.indexOf('<cluster')
+    const names = new Map<string, number>()
+    const regs = blocks(block, 'register', 0, firstCluster === -1 ? block.length : firstCluster)
+    for (const r of regs) {
+      const n = tagText(strip(block.slice(r.start, r.end), 'fields'), 'name') ?? ''
+      names.set(n, (names.get(n) ?? 0) + 1)
+    }
+    for (const r of regs) {
+      const rblock = block.slice(r.start, r.end)
+      const rown = strip(rblock, 'fields')
+      const rname = tagText(rown, 'name')
+      const offset = tagText(rown, 'addressOffset')
+      if (!rname || names.get(rname) !== 1 || !offset || rblock.slice(0, rblock.indexOf('>')).includes('derivedFrom')) continue
+      const rdim = tagText(rown, 'dim')
+      if (rdim !== undefined) {
+        const inc = tagText(rown, 'dimIncrement')
+        if (!inc || !rname.includes('%s') || rname.includes('[%s]')) continue
+        const idx = rawDimIndex(Number(rawNum(rdim)), tagText(rown, 'dimIndex'))
+        idx.forEach((x, i) => out.push({ fact: `${pname}.${rname.replace('%s', x)}`, address: rawNum(base) + rawNum(offset) + BigInt(i) * rawNum(inc) }))
+        continue
+      }
+      for (const f of blocks(rblock, 'field', 0, rblock.length)) {
+        const fraw = rblock.slice(f.start, f.end)
+        const fown = strip(fraw, 'enumeratedValues')
+        const fname = tagText(fown, 'name')
+        const fdim = tagText(fown, 'dim')
+        const inc = tagText(fown, 'dimIncrement')
+        const bo = tagText(fown, 'bitOffset') ?? tagText(fown, 'lsb')
+        const bw = tagText(fown, 'bitWidth')
+        if (!fname || fdim === undefined || !inc || bo === undefined || !fname.includes('%s') || fraw.slice(0, fraw.indexOf('>')).includes('derivedFrom')) continue
+        const idx = rawDimIndex(Number(rawNum(fdim)), tagText(fown, 'dimIndex'))
+        idx.forEach((x, i) =>
+          out.push({ fact: `${pname}.${rname}.${fname.replace('%s', x)}`, bitOffset: Number(rawNum(bo) + BigInt(i) * rawNum(inc)), ...(bw !== undefined ? { bitWidth: Number(rawNum(bw)) } : {}) })
+        )
+      }
+    }
+  }
+  return out
+}
+
+describe('svd adapter: dim arrays against the raw text', () => {
+  for (const s of sampled) {
+    it(`${s.path}: every element of plain field and register arrays`, () => {
+      const a = loadCorpus(s)
+      const expected = arraySamples(a.content.toString('utf8'))
+      const facts = byName(parseSvd(a).facts)
+      const wrong = expected.filter((x) => {
+        const v = facts.get(x.fact)?.value
+        if (!v) return true
+        if (x.address !== undefined) return BigInt(v.address as string) !== x.address
+        return v.bitOffset !== x.bitOffset || (x.bitWidth !== undefined && v.bitWidth !== x.bitWidth)
+      })
+      expect(wrong.slice(0, 5), `${wrong.length} of ${expected.length}`).toEqual([])
+    })
+  }
+
+  it('the corpus has such arrays, including the one a dimIncrement bug shifts (esp32 RMT.INT_RAW.CH1_TX_END: bit 3)', () => {
+    const all = sources.flatMap((s) => arraySamples(loadCorpus(s).content.toString('utf8')))
+    expect(all.filter((x) => x.bitOffset !== undefined).length).toBeGreaterThan(200)
+    expect(all.filter((x) => x.address !== undefined).length).toBeGreaterThan(50)
+    const f = byName(parseSvd(loadCorpus(sources.find((s) => s.path === 'svd/Espressif/esp32.svd')!)).facts)
+    // Line 22951: dim 8, dimIncrement 0x3, bitOffset 0 → CH0 at 0, CH1 at 3, CH7 at 21.
+    expect([0, 1, 7].map((i) => get(f, `RMT.INT_RAW.CH${i}_TX_END`).bitOffset)).toEqual([0, 3, 21])
   })
 })

@@ -1,39 +1,55 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
-import { factTerms } from '../../src/model/fact-terms.js'
-import { unpackBodies } from '../../src/store/sqlite/schema.js'
+import { inflateRawSync } from 'node:zlib'
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
 import type { Topic } from '../../src/model/fact.js'
 import type { FactQuery, FactRow } from '../../src/store/types.js'
 
 export interface ModelFact {
   ord: number
   name: string
-  nameKey: string
   package: string | null
-  revisions: string | null
   peripherals: Set<string>
   terms: string[]
-  tokens: number
   body: string
+  /** Errata: codes listed as affected / not affected, and whether unlisted codes are. */
+  revisions?: { affected: Set<string>; notAffected: Set<string>; unlisted: boolean }
+}
+
+interface Body {
+  topic: Topic
+  name: string
+  value: Record<string, unknown>
+  scope: { package?: string }
+  evidence: Array<{ sourceSha256: string }>
 }
 
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase())
+const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
+
+/** Searchable words of a fact, as the README puts it: lowercase letter/digit runs of its name and of every string of its value. */
+const wordsOf = (b: Body) => [...new Set([b.name, ...strings(b.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean))]
 
 /**
  * A brute-force oracle of FactQuery semantics, written from the documented rules rather than
- * from either store: every store must return exactly what this returns.
+ * from either store, and independent of src/ and of the indexer's derived columns: it reads
+ * only each fact's identity (ord, target, topic) and its public JSON body, and re-derives every
+ * filter from the body (name, package, errata revisions, words) or from the raw source artifact
+ * in the release's archive (the peripheral instances of a pin's signals). Every store must
+ * return exactly what this returns.
  */
 export class FactModel {
   private readonly db: Database.Database
+  private readonly archive: string
   private readonly cache = new Map<string, ModelFact[]>()
-  private readonly peripherals = new Map<number, Set<string>>()
+  private readonly instances = new Map<string, Set<string>>()
+  private readonly tokens = new Map<number, number>()
 
   constructor(file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true })
-    for (const r of this.db.prepare<[], { ord: number; peripheral: string }>('SELECT ord, peripheral FROM fact_peripherals').iterate()) {
-      const s = this.peripherals.get(r.ord) ?? new Set<string>()
-      s.add(r.peripheral)
-      this.peripherals.set(r.ord, s)
-    }
+    // <data dir>/releases/<id>/release.sqlite; artifacts are archived by sha256 in <data dir>/archive.
+    this.archive = join(dirname(dirname(dirname(file))), 'archive', 'sha256')
   }
 
   /** target/topic pairs with facts, in a stable order. */
@@ -48,7 +64,39 @@ export class FactModel {
     const out = new Map<number, string>()
     const start = this.db.prepare<[number], { first: number }>('SELECT max(first) AS first FROM fact_bodies WHERE first <= ?').get(first)!.first
     for (const b of this.db.prepare<[number, number], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies WHERE first BETWEEN ? AND ?').iterate(start, last))
-      unpackBodies(b.data).forEach((body, i) => out.set(b.first + i, body))
+      // The release format: up to 8 bodies joined by line breaks, deflated (raw) together.
+      inflateRawSync(b.data).toString('utf8').split('\n').forEach((body, i) => out.set(b.first + i, body))
+    return out
+  }
+
+  /** `<IP InstanceName=…>` of an STM32 MCU file, read from the archived bytes. */
+  private mcuInstances(sha256: string): Set<string> {
+    let s = this.instances.get(sha256)
+    if (!s) {
+      const xml = readFileSync(join(this.archive, sha256.slice(0, 2), sha256), 'utf8')
+      s = new Set([...xml.matchAll(/<IP\b[^>]*\bInstanceName="([^"]+)"/g)].map((m) => m[1]!))
+      this.instances.set(sha256, s)
+    }
+    return s
+  }
+
+  /**
+   * Peripheral instances a fact concerns: a register's is its peripheral (the name's first
+   * segment); a pin's are those of its signals: the longest `_`-prefix that is an instance of the
+   * MCU, else the text before the first `_`. GPIO and EVENTOUT are modes, not peripherals.
+   */
+  private peripheralsOf(b: Body): Set<string> {
+    if (b.topic === 'registers') return new Set([b.name.split('.')[0]!.toUpperCase()])
+    if (b.topic !== 'pins') return new Set()
+    const inst = this.mcuInstances(b.evidence[0]!.sourceSha256)
+    const out = new Set<string>()
+    for (const sig of (b.value.signals as string[] | undefined) ?? []) {
+      if (sig === 'GPIO' || sig === 'EVENTOUT') continue
+      const parts = sig.split('_')
+      let p: string | undefined
+      for (let n = parts.length - 1; n > 0 && p === undefined; n--) if (inst.has(parts.slice(0, n).join('_'))) p = parts.slice(0, n).join('_')
+      out.add((p ?? parts[0]!).toUpperCase())
+    }
     return out
   }
 
@@ -59,41 +107,65 @@ export class FactModel {
       const range = this.db.prepare<[string, string], { first: number; last: number }>('SELECT first, last FROM fact_ranges WHERE target = ? AND topic = ?').get(target, topic)
       const bodies = range ? this.bodies(range.first, range.last) : new Map<number, string>()
       list = this.db
-        .prepare<[string, string], { ord: number; name_key: string; package: string | null; revisions: string | null; tokens: number }>(
-          'SELECT ord, name_key, package, revisions, tokens FROM facts JOIN fact_ranges USING (tt) WHERE target = ? AND topic = ? ORDER BY ord'
-        )
+        .prepare<[string, string], { ord: number }>('SELECT ord FROM facts JOIN fact_ranges USING (tt) WHERE target = ? AND topic = ? ORDER BY ord')
         .all(target, topic)
         .map((r) => ({ ...r, body: bodies.get(r.ord)! }))
         .map((r) => {
-          const f = JSON.parse(r.body) as { name: string; value: unknown }
-          return { ord: r.ord, name: f.name, nameKey: r.name_key, package: r.package, revisions: r.revisions, peripherals: this.peripherals.get(r.ord) ?? new Set(), terms: factTerms(f.name, f.value), tokens: r.tokens, body: r.body }
+          const b = JSON.parse(r.body) as Body
+          const f: ModelFact = { ord: r.ord, name: b.name, package: b.scope.package ?? null, peripherals: this.peripheralsOf(b), terms: wordsOf(b), body: r.body }
+          if (b.topic === 'errata') {
+            const revs = (b.value.revisions as Array<{ code: string; applies: boolean }> | undefined) ?? []
+            f.revisions = {
+              affected: new Set(revs.filter((x) => x.applies).map((x) => x.code)),
+              notAffected: new Set(revs.filter((x) => !x.applies).map((x) => x.code)),
+              unlisted: b.value.appliesToUnlistedRevisions === true
+            }
+          }
+          return f
         })
       this.cache.set(key, list)
     }
     return list
   }
 
+  /** cl100k_base tokens of a body, counted with the reference tokenizer (not the service's). */
+  private tokensOf(f: ModelFact): number {
+    let n = this.tokens.get(f.ord)
+    if (n === undefined) this.tokens.set(f.ord, (n = countTokens(f.body)))
+    return n
+  }
+
   query(q: FactQuery): FactRow[] {
-    const names = new Set(q.names.map((n) => n.toLowerCase()))
-    const prefixes = q.prefixes.map((p) => p.toLowerCase())
-    const out: FactRow[] = []
+    const names = new Set(q.names.map(asciiLower))
+    const prefixes = q.prefixes.map(asciiLower)
+    const out: Array<{ f: ModelFact; score: number }> = []
     for (const f of this.facts(q.target, q.topic)) {
-      if ((names.size || prefixes.length) && !names.has(f.nameKey) && !prefixes.some((p) => f.nameKey.startsWith(p))) continue
+      const nameKey = asciiLower(f.name)
+      if ((names.size || prefixes.length) && !names.has(nameKey) && !prefixes.some((p) => nameKey.startsWith(p))) continue
       if (q.package !== undefined && (f.package === null || asciiLower(f.package) !== asciiLower(q.package))) continue
       if (q.peripheral !== undefined && !f.peripherals.has(q.peripheral)) continue
-      if (q.siliconRevision !== undefined && f.revisions !== null) {
-        const r = f.revisions
+      if (q.siliconRevision !== undefined && f.revisions) {
         const c = q.siliconRevision
-        if (!(r.includes(` ${c} `) || (r.includes(' * ') && !r.includes(` !${c} `)))) continue
+        const r = f.revisions
+        if (!(r.affected.has(c) || (r.unlisted && !r.affected.has(c) && !r.notAffected.has(c)))) continue
       }
       const score = q.terms.filter((t) => f.terms.some((x) => x.startsWith(t))).length
       if (q.terms.length && score === 0) continue
-      out.push({ ord: f.ord, score, tokens: f.tokens, body: f.body })
+      out.push({ f, score })
     }
-    out.sort((a, b) => b.score - a.score || a.ord - b.ord)
+    out.sort((a, b) => b.score - a.score || a.f.ord - b.f.ord)
     const a = q.after
-    const rest = a ? out.filter((r) => (q.terms.length ? r.score < a.score || (r.score === a.score && r.ord > a.ord) : r.ord > a.ord)) : out
-    return rest.slice(0, q.limit)
+    const rest = a ? out.filter((r) => (q.terms.length ? r.score < a.score || (r.score === a.score && r.f.ord > a.ord) : r.f.ord > a.ord)) : out
+    // Counting tokens with the reference tokenizer is slow (~0.2 ms a fact): only when a row's tokens are read.
+    const tokensOf = (f: ModelFact) => this.tokensOf(f)
+    return rest.slice(0, q.limit).map(({ f, score }) => ({
+      ord: f.ord,
+      score,
+      body: f.body,
+      get tokens() {
+        return tokensOf(f)
+      }
+    }))
   }
 
   close(): void {

@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HardwareFacts } from '../../src/service/facts.js'
+import { SqliteRepository } from '../../src/store/sqlite/store.js'
+import { corpusDataDir } from '../helpers/corpus-release.js'
+import { fileName, indexLine, SELECTIONS, snapshot } from './snapshot.js'
+
+// Every build of ../shared/corpus must serve exactly the committed facts. A deliberate change:
+// `npm run golden:update`, then review `git diff test/golden` like any other change.
+const HERE = dirname(fileURLToPath(import.meta.url))
+const HINT = 'served facts differ from test/golden: if the change is intended, run `npm run golden:update` and review the diff'
+
+let repo: SqliteRepository
+let facts: HardwareFacts
+beforeAll(async () => {
+  repo = new SqliteRepository(await corpusDataDir())
+  facts = new HardwareFacts(repo, 'golden')
+})
+afterAll(async () => {
+  await repo?.close()
+})
+
+const nameOf = (line: string) => (JSON.parse(line) as { name: string }).name
+
+describe('golden fact snapshots', () => {
+  it('the committed files are exactly the selections, each resolved to the target it was taken from', async () => {
+    expect(readdirSync(join(HERE, 'facts')).sort()).toEqual(SELECTIONS.map(fileName).sort())
+    const index = readFileSync(join(HERE, 'index.jsonl'), 'utf8').trimEnd().split('\n')
+    const now: string[] = []
+    for (const s of SELECTIONS) {
+      const { target, lines } = await snapshot(facts, s)
+      now.push(indexLine(s, target, lines.length))
+    }
+    expect(now, HINT).toEqual(index)
+  })
+
+  for (const s of SELECTIONS) {
+    it(`${fileName(s)}`, async () => {
+      const golden = readFileSync(join(HERE, 'facts', fileName(s)), 'utf8').trimEnd().split('\n')
+      const { lines } = await snapshot(facts, s)
+      if (lines.join('\n') === golden.join('\n')) return
+      // A short, readable account of the difference before the full comparison.
+      const was = new Set(golden)
+      const is = new Set(lines)
+      const removed = golden.filter((l) => !is.has(l))
+      const added = lines.filter((l) => !was.has(l))
+      expect({ removed: removed.slice(0, 5).map(nameOf), added: added.slice(0, 5).map(nameOf), counts: [removed.length, added.length] }, HINT).toEqual({ removed: [], added: [], counts: [0, 0] })
+      expect(lines, HINT).toEqual(golden)
+    })
+  }
+})

@@ -1,0 +1,278 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import fc from 'fast-check'
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ContextParams } from '../../src/schemas/params.js'
+import { CursorCodec } from '../../src/service/cursor.js'
+import { HardwareFacts } from '../../src/service/facts.js'
+import { DataDir } from '../../src/store/layout.js'
+import { SqliteRepository } from '../../src/store/sqlite/store.js'
+import { CORPUS_INVENTORY, corpusDataDir } from '../helpers/corpus-release.js'
+
+/*
+ * Context paging and token budgeting, checked against expectations derived from the stored fact
+ * bodies (the facts as served) and the raw sources, never from the service's own query code.
+ */
+
+interface Body {
+  id: string
+  name: string
+  value: Record<string, unknown>
+}
+interface Page {
+  status: string
+  facts: Body[]
+  page: { returned: number; limit: number; maxTokens: number; tokens: number; truncatedBy: 'limit' | 'max_tokens' | null; nextCursor: string | null }
+  notes?: string[]
+  cursorNote?: string
+}
+
+const SECRET = 'context-test-secret'
+let repo: SqliteRepository
+let facts: HardwareFacts
+let releaseId: string
+let db: Database.Database
+
+beforeAll(async () => {
+  const dir = await corpusDataDir()
+  releaseId = new DataDir(dir).promotedId()!
+  repo = new SqliteRepository(dir)
+  facts = new HardwareFacts(repo, SECRET)
+  db = new Database(new DataDir(dir).releaseDb(releaseId), { readonly: true })
+})
+afterAll(async () => {
+  db?.close()
+  await repo?.close()
+})
+
+const ask = async (p: Partial<ContextParams> & { part: string; topic: ContextParams['topic'] }) => {
+  const { body } = await facts.context(p as ContextParams)
+  return { body, r: JSON.parse(body) as Page }
+}
+const errorOf = async (p: Partial<ContextParams> & { part: string; topic: ContextParams['topic'] }) => {
+  try {
+    await facts.context(p as ContextParams)
+    return undefined
+  } catch (err) {
+    const e = err as { code: string; param?: string }
+    return `${e.code} ${e.param}`
+  }
+}
+
+/** The stored bodies of one target and topic, in document order. */
+const bodies = (target: string, topic: string): Body[] =>
+  db
+    .prepare<[string, string], { body: string }>('SELECT body FROM facts WHERE target = ? AND topic = ? ORDER BY ord')
+    .all(target, topic)
+    .map((r) => JSON.parse(r.body) as Body)
+
+const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
+const wordsOf = (f: Body) => [f.name, ...strings(f.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
+
+/** The documented selection: names/prefixes ORed (case-insensitive); with a query, facts matching at least one word, most matches first. */
+function expected(all: Body[], o: { prefixes?: string[]; query?: string[] }): Body[] {
+  const pre = (o.prefixes ?? []).map((p) => p.toLowerCase())
+  const q = o.query ?? []
+  return all
+    .map((f, ord) => ({ f, ord, score: q.filter((t) => wordsOf(f).some((w) => w.startsWith(t))).length }))
+    .filter((x) => (pre.length === 0 || pre.some((p) => x.f.name.toLowerCase().startsWith(p))) && (q.length === 0 || x.score > 0))
+    .sort((a, b) => b.score - a.score || a.ord - b.ord)
+    .map((x) => x.f)
+}
+
+describe('context paging and token budget (properties over the corpus release)', () => {
+  const PART = 'STM32F407VGT6'
+  let regs: Body[]
+  let vocabulary: string[]
+  let prefixes: string[]
+  beforeAll(() => {
+    regs = bodies('svd:STMicro/STM32F407', 'registers')
+    const count = new Map<string, number>()
+    for (const f of regs.slice(0, 3000)) for (const w of new Set(wordsOf(f))) if (w.length > 2 && !/^\d+$/.test(w)) count.set(w, (count.get(w) ?? 0) + 1)
+    vocabulary = [...count].filter(([, n]) => n >= 3 && n <= 400).map(([w]) => w).sort().slice(0, 300)
+    prefixes = [...new Set(regs.map((f) => f.name.slice(0, f.name.indexOf('.') + 1)))].filter((p) => p !== '').sort()
+  })
+
+  it('never exceeds max_tokens (real cl100k_base count of the whole body), and the pages of a walk are the expected facts in order', { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 256, max: 16000 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+        fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 2 }), { nil: undefined }),
+        async (maxTokens, limit, qi, pi) => {
+          const query = qi?.map((i) => vocabulary[i % vocabulary.length]!)
+          const pre = pi?.map((i) => prefixes[i % prefixes.length]!)
+          const want = expected(regs, { ...(pre ? { prefixes: pre } : {}), ...(query ? { query: [...new Set(query)] } : {}) })
+          const params = { part: PART, topic: 'registers' as const, max_tokens: maxTokens, limit, ...(query ? { query: query.join(' ') } : {}), ...(pre ? { fact_name_prefixes: pre.join(',') } : {}) }
+          const got: Body[] = []
+          let cursor: string | undefined
+          for (let page = 0; page < 4; page++) {
+            const { body, r } = await ask({ ...params, ...(cursor ? { cursor } : {}) })
+            expect(countTokens(body)).toBeLessThanOrEqual(maxTokens)
+            expect(r.facts.length).toBeLessThanOrEqual(limit)
+            expect(r.page.returned).toBe(r.facts.length)
+            got.push(...r.facts)
+            const more = want.length > got.length
+            // A page stops early only for a reason, and a reason always comes with a way on (or a note).
+            if (!more) expect([r.page.truncatedBy, r.page.nextCursor]).toEqual([null, null])
+            else if (r.facts.length === limit) expect(r.page.truncatedBy).toBe('limit')
+            else {
+              expect(r.page.truncatedBy).toBe('max_tokens')
+              expect(countTokens(body) + countTokens(JSON.stringify(want[got.length])) + 1).toBeGreaterThan(maxTokens - 32)
+            }
+            if (more && r.facts.length > 0) expect(r.page.nextCursor).toEqual(expect.any(String))
+            cursor = r.page.nextCursor ?? undefined
+            if (!cursor) break
+          }
+          expect(got.map((f) => f.id)).toEqual(want.slice(0, got.length).map((f) => f.id))
+        }
+      ),
+      { numRuns: 40 }
+    )
+  })
+
+  it('a page that ends exactly at the last fact has no cursor; one more fact gives one', async () => {
+    const names = 'RCC.CR,RCC.PLLCFGR,RCC.CFGR'
+    const full = (await ask({ part: PART, topic: 'registers', fact_names: names, limit: 3 })).r
+    expect(full.facts.map((f) => f.name)).toEqual(['RCC.CR', 'RCC.PLLCFGR', 'RCC.CFGR'])
+    expect(full.page).toMatchObject({ returned: 3, truncatedBy: null, nextCursor: null })
+    const first = (await ask({ part: PART, topic: 'registers', fact_names: names, limit: 2 })).r
+    expect(first.page).toMatchObject({ returned: 2, truncatedBy: 'limit', nextCursor: expect.any(String) })
+    const second = (await ask({ part: PART, topic: 'registers', fact_names: names, limit: 2, cursor: first.page.nextCursor! })).r
+    expect(second.facts.map((f) => f.name)).toEqual(['RCC.CFGR'])
+    expect(second.page).toMatchObject({ returned: 1, truncatedBy: null, nextCursor: null })
+    expect(second.notes ?? []).toEqual([])
+  })
+
+  it('a fact larger than the budget is not cut: no facts, no cursor, and a note saying to raise max_tokens', async () => {
+    // The largest register fact by the real tokenizer; the smallest budget cannot hold it.
+    const rcc = regs.filter((f) => f.name.startsWith('RCC.') || f.name.startsWith('USART1.')).sort((a, b) => countTokens(JSON.stringify(b)) - countTokens(JSON.stringify(a)))[0]!
+    expect(countTokens(JSON.stringify(rcc))).toBeGreaterThan(300)
+    const { body, r } = await ask({ part: PART, topic: 'registers', fact_names: rcc.name, max_tokens: 256 })
+    expect(countTokens(body)).toBeLessThanOrEqual(256)
+    expect(r.facts).toEqual([])
+    expect(r.page).toMatchObject({ returned: 0, truncatedBy: 'max_tokens', nextCursor: null })
+    expect(r.notes!.join(' ')).toMatch(/raise max_tokens/)
+    expect(r.cursorNote).toBeUndefined()
+    // Reached through a cursor, the same dead end also says how to go on.
+    const before = regs[regs.indexOf(rcc) - 1]!
+    const pair = `${before.name},${rcc.name}`
+    const first = (await ask({ part: PART, topic: 'registers', fact_names: pair, limit: 1 })).r
+    expect(first.facts.map((f) => f.name)).toEqual([before.name])
+    const next = (await ask({ part: PART, topic: 'registers', fact_names: pair, limit: 1, max_tokens: 256, cursor: first.page.nextCursor! })).r
+    expect(next.facts).toEqual([])
+    expect(next.page).toMatchObject({ truncatedBy: 'max_tokens', nextCursor: null })
+    expect(next.cursorNote).toBe('repeat with a larger max_tokens')
+    const rest = (await ask({ part: PART, topic: 'registers', fact_names: pair, limit: 1, max_tokens: 4000, cursor: first.page.nextCursor! })).r
+    expect(rest.facts.map((f) => f.name)).toEqual([rcc.name])
+  })
+
+  it('a cursor is bound to every parameter that shapes the result set, query terms included', async () => {
+    const base = { part: PART, topic: 'registers' as const, limit: 2 }
+    const variants: Array<Partial<ContextParams>> = [
+      { query: 'usart baud' },
+      { fact_name_prefixes: 'USART1.,USART2.' },
+      { fact_names: 'RCC.CR,RCC.CFGR,RCC.PLLCFGR' },
+      { peripheral: 'usart1' },
+      { fact_name_prefixes: 'USART', query: 'enable' }
+    ]
+    for (const v of variants) {
+      const r = (await ask({ ...base, ...v })).r
+      const cursor = r.page.nextCursor!
+      expect(cursor, JSON.stringify(v)).toEqual(expect.any(String))
+      // The same query continues; any change to it is refused.
+      expect((await ask({ ...base, ...v, cursor })).r.status).toBe('ok')
+      const changed: Array<Partial<ContextParams>> = [
+        { ...v, query: v.query ? v.query + ' clock' : 'clock' },
+        { ...v, query: undefined },
+        { ...v, fact_name_prefixes: (v.fact_name_prefixes ?? 'GPIO') + ',RCC.' },
+        { ...v, fact_names: (v.fact_names ?? 'RCC.CR') + ',RCC.CIR' },
+        { ...v, peripheral: v.peripheral ? 'usart2' : 'rcc' },
+        { ...v, topic: 'electrical' }
+      ]
+      for (const c of changed) {
+        const p = Object.fromEntries(Object.entries({ ...base, ...c, cursor }).filter(([, x]) => x !== undefined)) as ContextParams
+        if (JSON.stringify({ ...base, ...v }) === JSON.stringify({ ...base, ...c })) continue
+        expect(await errorOf(p), JSON.stringify(c)).toBe('INVALID_CURSOR cursor')
+      }
+      // Another part, another release.
+      expect(await errorOf({ ...base, ...v, part: 'STM32F407VET6', cursor }), 'part').toBe(undefined)
+      expect(await errorOf({ ...base, ...v, corpus_release: '0123456789abcdef', cursor })).toBe('INVALID_CURSOR cursor')
+    }
+    const q1 = (await ask({ ...base, query: 'usart' })).r.page.nextCursor!
+    expect(await errorOf({ ...base, query: 'baud', cursor: q1 })).toBe('INVALID_CURSOR cursor')
+  })
+
+  it('a cursor of a release no longer kept is INVALID_CURSOR, not an unknown release', async () => {
+    const forged = new CursorCodec(SECRET).encode('0123456789abcdef', 'x', { score: 0, ord: 1 })
+    expect(await errorOf({ part: PART, topic: 'registers', cursor: forged })).toBe('INVALID_CURSOR cursor')
+    expect(await errorOf({ part: PART, topic: 'registers', cursor: forged, corpus_release: '0123456789abcdef' })).toBe('INVALID_CURSOR cursor')
+    expect(await errorOf({ part: PART, topic: 'registers', corpus_release: '0123456789abcdef' })).toBe('UNKNOWN_CORPUS_RELEASE corpus_release')
+    const ours = (await ask({ part: PART, topic: 'registers', limit: 1, corpus_release: releaseId })).r.page.nextCursor!
+    expect((await ask({ part: PART, topic: 'registers', limit: 1, corpus_release: releaseId, cursor: ours })).r.facts).toHaveLength(1)
+    expect((await ask({ part: PART, topic: 'registers', limit: 1, cursor: ours })).r.facts).toHaveLength(1)
+  })
+
+  it('default limit and budget are the spec\'s: 20 facts, 4000 tokens', async () => {
+    const r = (await ask({ part: PART, topic: 'registers', fact_name_prefixes: 'GPIOA.MODER.' })).r
+    expect(r.page).toMatchObject({ limit: 20, maxTokens: 4000, returned: 16 })
+    const big = (await ask({ part: PART, topic: 'registers' })).r
+    expect(big.page.limit).toBe(20)
+    expect(big.page.maxTokens).toBe(4000)
+  })
+})
+
+describe('errata silicon revisions, from the raw errata header', () => {
+  /** Per erratum (and `configuration`) function, the switch of one part code: listed revision codes and the default, read from the header text. */
+  function switches(header: string, series: string, partCode: string) {
+    const out = new Map<number, { cases: Map<string, boolean>; dflt: boolean }>()
+    const fn = new RegExp(`static inline bool ${series}_(?:errata|configuration)_(\\d+)\\(void\\)\\s*\\{([\\s\\S]*?)\\n\\}`, 'g')
+    for (const m of header.matchAll(fn)) {
+      const block = new RegExp(`if \\(var1 == ${partCode}\\)\\s*\\{\\s*switch\\(var2\\)\\s*\\{([\\s\\S]*?)\\}`).exec(m[2]!)
+      if (!block) continue
+      const cases = new Map<string, boolean>()
+      for (const c of block[1]!.matchAll(/case (0x[0-9A-Fa-f]+)ul:\s*return (true|false);/g)) cases.set('0x' + c[1]!.slice(2).toLowerCase().padStart(2, '0'), c[2] === 'true')
+      const d = /default:\s*return (true|false);/.exec(block[1]!)
+      out.set(Number(m[1]), { cases, dflt: d?.[1] === 'true' })
+    }
+    return out
+  }
+
+  it('a revision listed as not affected excludes the erratum even when unlisted revisions are affected', async () => {
+    const header = readFileSync(join(CORPUS_INVENTORY, 'errata/nordic/nrf52_erratas.h'), 'utf8')
+    const nrf52840 = switches(header, 'nrf52', '0x08')
+    expect(nrf52840.size).toBeGreaterThan(50)
+    const all = async (rev: string) => {
+      const names = new Set<string>()
+      let cursor: string | undefined
+      do {
+        const r = (await ask({ part: 'nRF52840', topic: 'errata', silicon_revision: rev, limit: 50, max_tokens: 16000, ...(cursor ? { cursor } : {}) })).r
+        for (const f of r.facts) names.add(f.name)
+        cursor = r.page.nextCursor ?? undefined
+      } while (cursor)
+      return names
+    }
+    const revs = [...new Set([...nrf52840.values()].flatMap((s) => [...s.cases.keys()]))].sort()
+    expect(revs.length).toBeGreaterThan(2)
+    let notAffectedChecked = 0
+    for (const rev of [...revs, '0x0f']) {
+      const want = [...nrf52840].filter(([, s]) => s.cases.get(rev) ?? s.dflt).map(([n]) => `errata.${n}`).sort()
+      const got = [...(await all(rev.replace(/^0x0?/, '')))].sort()
+      expect(got, `silicon_revision ${rev}`).toEqual(want)
+      notAffectedChecked += [...nrf52840.values()].filter((s) => s.cases.get(rev) === false && s.dflt).length
+    }
+    // The case the issue names: listed as not affected while every unlisted revision is.
+    expect(notAffectedChecked).toBeGreaterThan(0)
+  })
+
+  it('revision (deprecated) and silicon_revision must agree when both are given', async () => {
+    expect(await errorOf({ part: 'nRF52840', topic: 'errata', revision: '0x01', silicon_revision: '0x02' })).toBe('INVALID_PARAMETER revision')
+    const both = await ask({ part: 'nRF52840', topic: 'errata', revision: '1', silicon_revision: '0x01', limit: 5 })
+    const one = await ask({ part: 'nRF52840', topic: 'errata', silicon_revision: '0x01', limit: 5 })
+    expect(both.r.facts.map((f) => f.id)).toEqual(one.r.facts.map((f) => f.id))
+    expect(both.r.notes).toContain('revision is deprecated: use silicon_revision.')
+  })
+})
