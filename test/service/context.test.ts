@@ -10,6 +10,7 @@ import { HardwareFacts } from '../../src/service/facts.js'
 import { DataDir } from '../../src/store/layout.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { CORPUS_INVENTORY, corpusDataDir } from '../helpers/corpus-release.js'
+import { storedBodies } from '../store/model.js'
 
 /*
  * Context paging and token budgeting, checked against expectations derived from the stored fact
@@ -24,7 +25,7 @@ interface Body {
 interface Page {
   status: string
   facts: Body[]
-  page: { returned: number; limit: number; maxTokens: number; tokens: number; truncatedBy: 'limit' | 'max_tokens' | null; nextCursor: string | null }
+  page: { returned: number; limit: number; maxTokens: number; tokens: number; truncatedBy: 'limit' | 'max_tokens' | null; nextCursor: string | null; budgetTooSmall: boolean; neededMaxTokens: number | null }
   notes?: string[]
   cursorNote?: string
 }
@@ -62,11 +63,7 @@ const errorOf = async (p: Partial<ContextParams> & { part: string; topic: Contex
 }
 
 /** The stored bodies of one target and topic, in document order. */
-const bodies = (target: string, topic: string): Body[] =>
-  db
-    .prepare<[string, string], { body: string }>('SELECT body FROM facts WHERE target = ? AND topic = ? ORDER BY ord')
-    .all(target, topic)
-    .map((r) => JSON.parse(r.body) as Body)
+const bodies = (target: string, topic: string): Body[] => [...storedBodies(db, target, topic).values()].map((b) => JSON.parse(b) as Body)
 
 const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
 const wordsOf = (f: Body) => [f.name, ...strings(f.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
@@ -147,15 +144,16 @@ describe('context paging and token budget (properties over the corpus release)',
     expect(second.notes ?? []).toEqual([])
   })
 
-  it('a fact larger than the budget is not cut: no facts, no cursor, and a note saying to raise max_tokens', async () => {
+  it('a fact larger than the budget is not cut: no facts, no cursor, and page.budgetTooSmall with the max_tokens that would do', async () => {
     // The largest register fact by the real tokenizer; the smallest budget cannot hold it.
     const rcc = regs.filter((f) => f.name.startsWith('RCC.') || f.name.startsWith('USART1.')).sort((a, b) => countTokens(JSON.stringify(b)) - countTokens(JSON.stringify(a)))[0]!
     expect(countTokens(JSON.stringify(rcc))).toBeGreaterThan(300)
     const { body, r } = await ask({ part: PART, topic: 'registers', fact_names: rcc.name, max_tokens: 256 })
     expect(countTokens(body)).toBeLessThanOrEqual(256)
     expect(r.facts).toEqual([])
-    expect(r.page).toMatchObject({ returned: 0, truncatedBy: 'max_tokens', nextCursor: null })
-    expect(r.notes!.join(' ')).toMatch(/raise max_tokens/)
+    expect(r.page).toMatchObject({ returned: 0, truncatedBy: 'max_tokens', nextCursor: null, budgetTooSmall: true })
+    // The note and page.neededMaxTokens say how much would do.
+    expect(r.notes!.join(' ')).toMatch(new RegExp(`max_tokens of at least ${r.page.neededMaxTokens}`))
     expect(r.cursorNote).toBeUndefined()
     // Reached through a cursor, the same dead end also says how to go on.
     const before = regs[regs.indexOf(rcc) - 1]!
@@ -164,9 +162,10 @@ describe('context paging and token budget (properties over the corpus release)',
     expect(first.facts.map((f) => f.name)).toEqual([before.name])
     const next = (await ask({ part: PART, topic: 'registers', fact_names: pair, limit: 1, max_tokens: 256, cursor: first.page.nextCursor! })).r
     expect(next.facts).toEqual([])
-    expect(next.page).toMatchObject({ truncatedBy: 'max_tokens', nextCursor: null })
-    expect(next.cursorNote).toBe('repeat with a larger max_tokens')
-    const rest = (await ask({ part: PART, topic: 'registers', fact_names: pair, limit: 1, max_tokens: 4000, cursor: first.page.nextCursor! })).r
+    // The page says it: a client that checks budgetTooSmall repeats with neededMaxTokens, not a larger guess.
+    expect(next.page).toMatchObject({ truncatedBy: 'max_tokens', nextCursor: null, budgetTooSmall: true })
+    expect(next.page.neededMaxTokens).toBeGreaterThan(256)
+    const rest = (await ask({ part: PART, topic: 'registers', fact_names: pair, limit: 1, max_tokens: next.page.neededMaxTokens!, cursor: first.page.nextCursor! })).r
     expect(rest.facts.map((f) => f.name)).toEqual([rcc.name])
   })
 

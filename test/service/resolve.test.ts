@@ -24,12 +24,14 @@ function claimHolds(e: CatalogEntity, key: string, how: string): boolean {
   if (how === 'exact') return names.includes(key)
   if (how === 'prefix') return names.some((k) => k.startsWith(key))
   if (how === 'ordering-code') {
-    // Selector part `STM32F407VGTx`: the x is the temperature digit; after the part's own suffix at most a packing code.
+    // Other vendors' codes extend the part's own name (`nRF52840-QIAA`, `ATSAMD21G18A-AU`): never another part's.
+    if (e.kind !== 'selector-part') return names.some((k) => key.startsWith(k) && key.length > k.length)
+    // ST selector part `STM32F407VGTx`: the x is the temperature digit, then the part's own suffix, then at most TR.
     const i = e.name.lastIndexOf('x')
-    if (e.kind !== 'selector-part' || i < 0) return false
+    if (i < 0) return false
     const stem = norm(e.name.slice(0, i))
     const tail = norm(e.name.slice(i + 1))
-    return new RegExp(`^${stem}[0-9]${tail}[A-Z0-9]{0,3}$`).test(key)
+    return new RegExp(`^${stem}[0-9]${tail}(TR)?$`).test(key)
   }
   return false
 }
@@ -145,29 +147,35 @@ describe('resolve (properties over the corpus catalog)', () => {
   })
 })
 
-describe('ordering codes that fit two selector parts (raw pin-data file names)', () => {
-  it('are ambiguous, with both parts as candidates: never a silent pick', async () => {
+describe('ordering codes near two selector parts (raw pin-data file names)', () => {
+  // ST's scheme (indexer/curation/rules.ts): the selector part with its temperature-range digit in
+  // place of the x, then the part's own tail, then optionally TR (tape and reel). So `…T6N` is the
+  // code of `…TxN` alone, while `…T6TR` could be `…Tx` packed on tape or a part whose own tail is TR.
+  it('belong to the part whose own suffix they carry, and are ambiguous only when both could own them: never a silent pick', async () => {
     const parts = rawSelectorParts()
-    const shared: Array<{ code: string; parts: string[] }> = []
+    const near: Array<{ code: string; short: string; long: string; packing: boolean }> = []
     for (const a of parts)
       for (const b of parts) {
         const ia = a.lastIndexOf('x')
         const ib = b.lastIndexOf('x')
         if (a >= b || ia < 0 || ib < 0 || norm(a.slice(0, ia)) !== norm(b.slice(0, ib))) continue
         const [ta, tb] = [a.slice(ia + 1), b.slice(ib + 1)]
-        // `…T6` + the longer suffix, which the shorter part's pattern reads as a packing code.
-        const [short, long] = ta.length <= tb.length ? [ta, tb] : [tb, ta]
-        if (!long.startsWith(short) || long.length - short.length > 3) continue
-        shared.push({ code: a.slice(0, ia) + '6' + long, parts: [a, b] })
+        const [short, long] = ta.length <= tb.length ? [a, b] : [b, a]
+        const [ts, tl] = ta.length <= tb.length ? [ta, tb] : [tb, ta]
+        if (!tl.startsWith(ts) || tl.length - ts.length > 3) continue
+        near.push({ code: a.slice(0, ia) + '6' + tl, short, long, packing: tl === ts + 'TR' })
       }
-    expect(shared.length).toBeGreaterThan(5)
-    const picked: string[] = []
-    for (const { code, parts: both } of shared) {
+    expect(near.length).toBeGreaterThan(5)
+    const wrong: string[] = []
+    for (const { code, short, long, packing } of near) {
       const r = await facts.resolve({ q: code, candidate_limit: 20 })
       const names = r.candidates.map((c) => c.name)
-      if (r.part !== null || r.status !== 'ambiguous' || !both.every((p) => names.includes(p))) picked.push(`${code} → ${r.status} ${r.part?.name ?? ''} [${names.join(' ')}]`)
+      const ok = packing
+        ? r.part === null && r.status === 'ambiguous' && names.includes(short) && names.includes(long)
+        : r.match === 'ordering-code' && r.part?.name === long && !names.includes(short)
+      if (!ok) wrong.push(`${code} → ${r.status} ${r.match ?? ''} ${r.part?.name ?? ''} [${names.join(' ')}]`)
     }
-    expect(picked).toEqual([])
+    expect(wrong).toEqual([])
   })
 
   it('an ordering code of one selector part resolves to exactly that part', async () => {
@@ -272,15 +280,16 @@ describe('resolve: edges of the matching rules', () => {
     for (const q of ['--', '  ', '()']) expect((await facts.resolve({ q })).status, q).toBe('not_found')
   })
 
-  it('ordering codes: a digit, the part\'s own suffix, then at most three packing characters', async () => {
+  it('ordering codes: a digit, the part\'s own suffix, then at most the packing code TR', async () => {
     const via = async (q: string) => {
       const r = await facts.resolve({ q, candidate_limit: 20 })
       return r.match === 'ordering-code' ? r.candidates.map((c) => c.name).sort() : []
     }
-    expect(await via('STM32F407VGT6XYZ')).toEqual(['STM32F407VGTx'])
-    expect(await via('STM32F407VGT6WXYZ')).toEqual([])
-    // STM32G071KBTxN (pin file STM32G071K(8-B)TxN): suffix N, then a packing code.
-    expect(await via('STM32G071KBT6NTR')).toContain('STM32G071KBTxN')
+    for (const q of ['STM32F407VGT6', 'STM32F407VGT7', 'STM32F407VGT6TR']) expect(await via(q), q).toEqual(['STM32F407VGTx'])
+    // Anything else after the digit is no ST ordering code of that part.
+    for (const q of ['STM32F407VGT6XYZ', 'STM32F407VGT6T', 'STM32F407VGT6TRX']) expect(await via(q), q).toEqual([])
+    // STM32G071KBTxN (pin file STM32G071K(8-B)TxN): its suffix N, then the packing code; never STM32G071KBTx.
+    expect(await via('STM32G071KBT6NTR')).toEqual(['STM32G071KBTxN'])
   })
 
   it('a RefName with alternatives is no prefix of real names: `STM32F103C8B…` is not a part', async () => {

@@ -32,6 +32,26 @@ const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.i
 const wordsOf = (b: Body) => [...new Set([b.name, ...strings(b.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean))]
 
 /**
+ * The stored body of every fact of one target and topic, by ord, read as the release format
+ * stores them: a (target, topic) is the contiguous ord range of `fact_ranges`, and bodies are
+ * deflated (raw) up to 8 to a block, joined by line breaks, in `fact_bodies` keyed by their first ord.
+ */
+export function storedBodies(db: Database.Database, target: string, topic: string): Map<number, string> {
+  const out = new Map<number, string>()
+  const range = db.prepare<[string, string], { first: number; last: number }>('SELECT first, last FROM fact_ranges WHERE target = ? AND topic = ?').get(target, topic)
+  if (!range) return out
+  const start = db.prepare<[number], { first: number }>('SELECT max(first) AS first FROM fact_bodies WHERE first <= ?').get(range.first)!.first
+  for (const b of db.prepare<[number, number], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies WHERE first BETWEEN ? AND ?').iterate(start, range.last))
+    inflateRawSync(b.data)
+      .toString('utf8')
+      .split('\n')
+      .forEach((body, i) => {
+        if (b.first + i >= range.first && b.first + i <= range.last) out.set(b.first + i, body)
+      })
+  return out
+}
+
+/**
  * A brute-force oracle of FactQuery semantics, written from the documented rules rather than
  * from either store, and independent of src/ and of the indexer's derived columns: it reads
  * only each fact's identity (ord, target, topic) and its public JSON body, and re-derives every
@@ -60,15 +80,6 @@ export class FactModel {
   }
 
   /** The stored body of every fact of a range, from its deflated blocks. */
-  private bodies(first: number, last: number): Map<number, string> {
-    const out = new Map<number, string>()
-    const start = this.db.prepare<[number], { first: number }>('SELECT max(first) AS first FROM fact_bodies WHERE first <= ?').get(first)!.first
-    for (const b of this.db.prepare<[number, number], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies WHERE first BETWEEN ? AND ?').iterate(start, last))
-      // The release format: up to 8 bodies joined by line breaks, deflated (raw) together.
-      inflateRawSync(b.data).toString('utf8').split('\n').forEach((body, i) => out.set(b.first + i, body))
-    return out
-  }
-
   /** `<IP InstanceName=…>` of an STM32 MCU file, read from the archived bytes. */
   private mcuInstances(sha256: string): Set<string> {
     let s = this.instances.get(sha256)
@@ -104,8 +115,7 @@ export class FactModel {
     const key = `${target}\0${topic}`
     let list = this.cache.get(key)
     if (!list) {
-      const range = this.db.prepare<[string, string], { first: number; last: number }>('SELECT first, last FROM fact_ranges WHERE target = ? AND topic = ?').get(target, topic)
-      const bodies = range ? this.bodies(range.first, range.last) : new Map<number, string>()
+      const bodies = storedBodies(this.db, target, topic)
       list = this.db
         .prepare<[string, string], { ord: number }>('SELECT ord FROM facts JOIN fact_ranges USING (tt) WHERE target = ? AND topic = ? ORDER BY ord')
         .all(target, topic)
