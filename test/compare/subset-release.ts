@@ -1,0 +1,26 @@
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { buildRelease } from '../../indexer/build.js'
+import { CURATION } from '../helpers/corpus-release.js'
+
+/**
+ * A release of a few records of a corpus inventory: a `sources.json` in a scratch directory that
+ * lists just those records, with each path linked to the corpus file (record paths are relative to
+ * the inventory and may not leave it), indexed with the project's curation as the test helpers do.
+ */
+export async function subsetRelease(corpus: string, paths: string[], dataDir: string): Promise<string> {
+  const inv = JSON.parse(readFileSync(join(corpus, 'sources.json'), 'utf8')) as { sources: Array<{ path: string }> }
+  const records = paths.map((p) => {
+    const r = inv.sources.find((s) => s.path === p)
+    if (!r) throw new Error(`${corpus}/sources.json lists no ${p}`)
+    return r
+  })
+  const dir = mkdtempSync(join(tmpdir(), 'hwfacts-subset-'))
+  for (const r of records) {
+    mkdirSync(dirname(join(dir, r.path)), { recursive: true })
+    symlinkSync(resolve(corpus, r.path), join(dir, r.path))
+  }
+  writeFileSync(join(dir, 'sources.json'), JSON.stringify({ sources: records }))
+  return (await buildRelease({ inventory: dir, dataDir, curation: CURATION })).id
+}
