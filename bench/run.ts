@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
+import { benchCompare } from './compare.js'
 import { benchHttp } from './http.js'
 import { benchIndexing } from './indexing.js'
 import { machine } from './lib.js'
@@ -9,12 +10,12 @@ import { benchMcp } from './mcp.js'
 import { benchEngine } from './engine.js'
 
 /**
- * `npm run bench [-- --only indexing,http,mcp,engine] [--data-dir D]`: every figure of one run, on
+ * `npm run bench [-- --only indexing,http,mcp,engine,compare] [--data-dir D]`: every figure of one run, on
  * this machine. `--data-dir` serves the promoted release of D instead of indexing the corpus first
  * (only without `indexing`).
  */
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-const only = arg('--only')?.split(',') ?? ['indexing', 'http', 'mcp', 'engine']
+const only = arg('--only')?.split(',') ?? ['indexing', 'http', 'mcp', 'engine', 'compare']
 const corpus = resolve(import.meta.dirname, '..', '..', 'shared', 'corpus')
 const given = only.includes('indexing') ? undefined : arg('--data-dir')
 const dataDir = given ? resolve(given) : mkdtempSync(join(tmpdir(), 'hwfacts-bench-'))
@@ -32,6 +33,7 @@ try {
   }
   if (only.includes('http')) print('http', await benchHttp(dataDir))
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
+  if (only.includes('compare')) print('compare', await benchCompare(dataDir))
   if (only.includes('engine')) {
     const engines = [
       ['elasticsearch', process.env.ELASTICSEARCH_URL],

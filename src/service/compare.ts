@@ -105,6 +105,9 @@ export class Compare {
     sizeCalculation: (c) => c.entries.reduce((n, e) => n + e.json.length + 16, 256)
   })
 
+  /** Finished pages, for repeated requests (releases are immutable): as /v1/context's answer cache. */
+  private readonly pages = new LRUCache<string, string>({ maxSize: 16 << 20, sizeCalculation: (body, key) => body.length + key.length })
+
   constructor(private readonly facts: HardwareFacts) {}
 
   /** One side: the part resolved for the topic in this release, never picked among several. */
@@ -156,6 +159,11 @@ export class Compare {
     // Both releases are checked against the key's release list, each under its own parameter.
     const fromStore = await this.facts.store(p.from_release, reader, 'from_release')
     const toStore = await this.storeFor(decoded, p.to_release, 'to_release', reader)
+    return this.remember(`r${fromStore.manifest.id}${toStore.manifest.id}`, p, () => this.releasesIn(p, fromStore, toStore, decoded, names, prefixes, peripheral))
+  }
+
+  private async releasesIn(p: CompareReleasesParams, fromStore: ReleaseStore, toStore: ReleaseStore, decoded: DecodedCursor | undefined, names: string[], prefixes: string[], peripheral: string | undefined): Promise<string> {
+    const topic = p.topic as Topic
     const from = this.side(fromStore, p.part, topic)
     const to = this.side(toStore, p.part, topic)
     const filters = { ...(names.length ? { factNames: names } : {}), ...(prefixes.length ? { factNamePrefixes: prefixes } : {}), ...(peripheral ? { peripheral } : {}) }
@@ -192,10 +200,15 @@ export class Compare {
     const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
     const peripheral = this.peripheral(topic, p.peripheral)
     if (p.signal !== undefined && topic !== 'pins') throw new ServiceError('INVALID_PARAMETER', 'signal narrows pins only; use it with topic=pins.', 'signal')
-    const signal = p.signal?.toUpperCase()
-    const includeSame = p.include_same ?? false
     const decoded = this.decode(p.cursor)
     const store = await this.storeFor(decoded, p.corpus_release, 'corpus_release', reader)
+    return this.remember(`p${store.manifest.id}`, p, () => this.partsIn(p, store, decoded, names, prefixes, peripheral))
+  }
+
+  private async partsIn(p: ComparePartsParams, store: ReleaseStore, decoded: DecodedCursor | undefined, names: string[], prefixes: string[], peripheral: string | undefined): Promise<string> {
+    const topic = p.topic as Topic
+    const signal = p.signal?.toUpperCase()
+    const includeSame = p.include_same ?? false
     const a = this.side(store, p.part, topic)
     const b = this.side(store, p.other, topic)
     const filters = {
@@ -234,6 +247,17 @@ export class Compare {
       this.cache.set(key, c)
     }
     return this.page(c, 'entries', p, { release: store.manifest.id, binding }, decoded)
+  }
+
+  /**
+   * Releases are immutable: the same parameters (cursor included) on the same releases give the same
+   * body, kept after the key's access to the releases was checked. Errors are never kept.
+   */
+  private async remember(releases: string, p: object, make: () => Promise<string>): Promise<string> {
+    const key = releases + JSON.stringify(p)
+    let body = this.pages.get(key)
+    if (body === undefined) this.pages.set(key, (body = await make()))
+    return body
   }
 
   private peripheral(topic: Topic, peripheral: string | undefined): string | undefined {
