@@ -272,6 +272,13 @@ describe.skipIf(!haveWide)('GET /v1/compare/releases: the core STM32F407 SVD (cm
     expect(res.statusCode).toBe(405)
   })
 
+  it('an artifact at the same path with other bytes is named changed', async () => {
+    const moved = await subsetRelease(WIDE, [{ path: WIDE_SVD, as: CORE_SVD }], dir)
+    const j = (await get(`/v1/compare/releases?part=STM32F407&topic=registers&from_release=${from}&to_release=${moved}&fact_names=FSMC.BWTR3`)).json()
+    expect(j.artifacts).toEqual([{ path: CORE_SVD, status: 'changed', fromSha256: sha(CORPUS_INVENTORY, CORE_SVD), toSha256: sha(WIDE, WIDE_SVD) }])
+    expect(j.changes.map((c: Obj) => c.change)).toEqual(['changed'])
+  }, 60_000)
+
   it('a part that does not resolve in one release is refused with why', async () => {
     const j = (await get(`/v1/compare/releases?part=STM32G474RE&topic=registers&from_release=${from}`)).json()
     expect(j.status).toBe('not_found')
