@@ -282,7 +282,7 @@ export function renderContext(r: Obj): string {
 
 /** A compared value as text: `0x40011000`, `PA9/AF7, PB6/AF7`, `168 MHz`. */
 function compared(v: unknown): string {
-  if (Array.isArray(v)) return v.map((x) => str(x) ?? JSON.stringify(x)).join(', ')
+  if (Array.isArray(v)) return v.length ? v.map((x) => str(x) ?? JSON.stringify(x)).join(', ') : '[]'
   return str(v) ?? JSON.stringify(v)
 }
 
