@@ -1,36 +1,59 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
 import { benchCompare } from './compare.js'
 import { benchHttp } from './http.js'
-import { benchIndexing } from './indexing.js'
+import { benchIndexing, hwfacts } from './indexing.js'
 import { machine } from './lib.js'
 import { benchMcp } from './mcp.js'
 import { benchEngine } from './engine.js'
+import { benchServe } from './serve.js'
 
 /**
- * `npm run bench [-- --only indexing,http,mcp,engine,compare] [--data-dir D]`: every figure of one run, on
- * this machine. `--data-dir` serves the promoted release of D instead of indexing the corpus first
- * (only without `indexing`).
+ * `npm run bench [-- --only indexing,serve,http,mcp,engine,compare] [--data-dir D]`: every figure of one
+ * run, on this machine. Indexing covers `../shared/corpus` and the wide corpus (unpacked into
+ * .cache/corpus-wide when missing); `serve` compares the service on both releases. `--data-dir`
+ * serves the promoted release of D instead of indexing the corpus first (only without `indexing`).
  */
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-const only = arg('--only')?.split(',') ?? ['indexing', 'http', 'mcp', 'engine', 'compare']
-const corpus = resolve(import.meta.dirname, '..', '..', 'shared', 'corpus')
+const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mcp', 'engine', 'compare']
+const ROOT = resolve(import.meta.dirname, '..')
+const corpus = resolve(ROOT, '..', 'shared', 'corpus')
 const given = only.includes('indexing') ? undefined : arg('--data-dir')
 const dataDir = given ? resolve(given) : mkdtempSync(join(tmpdir(), 'hwfacts-bench-'))
+const wideDir = mkdtempSync(join(tmpdir(), 'hwfacts-bench-wide-'))
 const out: Record<string, unknown> = { machine: machine() }
 const print = (name: string, v: unknown) => {
   out[name] = v
   process.stdout.write(`${name}: ${JSON.stringify(v, null, 2)}\n`)
 }
+
+/** The wide corpus, unpacked from ../shared once. */
+function wideCorpus(): string {
+  const dir = join(ROOT, '.cache', 'corpus-wide')
+  if (!existsSync(join(dir, 'sources.json'))) {
+    mkdirSync(join(ROOT, '.cache'), { recursive: true })
+    execFileSync('tar', ['-xJf', resolve(ROOT, '..', 'shared', 'corpus-wide.tar.xz'), '-C', join(ROOT, '.cache')])
+  }
+  return dir
+}
+
 try {
   process.stdout.write(`machine: ${out.machine}\n`)
+  const wantsWide = only.includes('indexing') || only.includes('serve') || only.includes('engine')
   if (!given) {
-    const ix = await benchIndexing(corpus, dataDir)
-    if (only.includes('indexing')) print('indexing', ix)
-    new DataDir(dataDir).promote(new DataDir(dataDir).releaseIds()[0]!)
+    const core = await benchIndexing(corpus, dataDir)
+    if (only.includes('indexing')) print('indexing (core)', core)
+    new DataDir(dataDir).promote(core.full.id)
   }
+  if (wantsWide) {
+    const wide = await benchIndexing(wideCorpus(), wideDir)
+    if (only.includes('indexing')) print('indexing (wide)', wide)
+    new DataDir(wideDir).promote(wide.full.id)
+  }
+  if (only.includes('serve')) print('serve (core vs wide)', await benchServe({ core: dataDir, wide: wideDir }))
   if (only.includes('http')) print('http', await benchHttp(dataDir))
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
   if (only.includes('compare')) print('compare', await benchCompare(dataDir))
@@ -39,9 +62,20 @@ try {
       ['elasticsearch', process.env.ELASTICSEARCH_URL],
       ['opensearch', process.env.OPENSEARCH_URL]
     ] as const
-    for (const [flavor, url] of engines) if (url) print(`engine (${flavor})`, await benchEngine({ dataDir, url, flavor }))
+    for (const [flavor, url] of engines) {
+      if (!url) continue
+      print(`engine (${flavor})`, await benchEngine({ dataDir, url, flavor }))
+      // The wide release through `hwfacts engine load`, as its own process: time and memory.
+      const id = new DataDir(wideDir).promotedId()!
+      const env = { ELASTICSEARCH_URL: flavor === 'elasticsearch' ? url : '', OPENSEARCH_URL: flavor === 'opensearch' ? url : '', HWFACTS_INDEX_PREFIX: 'hwfacts-bench' }
+      const load = await hwfacts(['engine', 'load', id, '--data-dir', wideDir], env)
+      if (load.code !== 0) throw new Error(`engine load of the wide release: ${load.err}`)
+      print(`engine load of the wide release (${flavor})`, { id, wallS: load.wallS, peakRssMb: load.peakRssMb })
+      await hwfacts(['engine', 'retire', id], env)
+    }
     if (!engines.some(([, url]) => url)) process.stdout.write('engine: skipped (set OPENSEARCH_URL or ELASTICSEARCH_URL, e.g. eval "$(.ci/services.sh env)")\n')
   }
 } finally {
   if (!given) rmSync(dataDir, { recursive: true, force: true })
+  rmSync(wideDir, { recursive: true, force: true })
 }

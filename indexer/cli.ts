@@ -8,9 +8,10 @@ import { generateKey, type ApiKey } from '../src/auth/keys.js'
 import { DataDir } from '../src/store/layout.js'
 import { buildRelease } from './build.js'
 import { fetchSources } from './fetch.js'
-import { InventoryError } from './inventory.js'
+import { InventoryError, WriteError } from './inventory.js'
 import { CurationError } from './curation/curation.js'
-import { promote, PromotionError, readManifest, verify } from './releases.js'
+import { CacheReadError } from './parse-cache.js'
+import { promote, PromotionError, readManifest, verify, verifyDatabase } from './releases.js'
 
 const USAGE = `usage:
   hwfacts index <sources-dir|sources.json> [--data-dir D] [--curation F] [--promote] [--allow-partial]
@@ -88,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const n of r.manifest.coverageNotes) process.stderr.write(`hwfacts: coverage: ${n}\n`)
       process.stderr.write(
         `hwfacts: release ${r.id} ${r.reused ? '(already kept, unchanged)' : 'written'}: ${r.manifest.counts.facts} facts, ` +
-          `${r.manifest.counts.parts} parts, ${r.manifest.counts.targets} targets, ${r.manifest.sources.length} sources, ${r.problems.length} problems; ${JSON.stringify(r.timingsMs)}\n`
+          `${r.manifest.counts.parts} parts, ${r.manifest.counts.targets} targets, ${r.manifest.sources.length} sources, ${r.problems.length} problems; ${r.units.parsed} units parsed, ${r.units.cached} from the parse cache; ${JSON.stringify(r.timingsMs)}\n`
       )
       process.stdout.write(r.id + '\n')
       if (values.promote) {
@@ -119,7 +120,10 @@ export async function main(argv: string[]): Promise<number> {
       const bad = results.filter((r) => !r.ok)
       for (const b of bad) process.stderr.write(`hwfacts: ${b.path}: ${b.reason}\n`)
       process.stdout.write(`${results.length - bad.length}/${results.length} archived artifacts verified\n`)
-      return bad.length === 0 ? 0 : 1
+      const db = verifyDatabase(data, arg)
+      if (db.ok) process.stdout.write('release database verified\n')
+      else process.stderr.write(`hwfacts: ${db.path}: ${db.reason}\n`)
+      return bad.length === 0 && db.ok ? 0 : 1
     }
     case 'fetch': {
       if (!arg) break
@@ -156,7 +160,7 @@ if (isMain) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError) {
+      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError || err instanceof WriteError || err instanceof CacheReadError) {
         process.stderr.write(`hwfacts: ${err.message}\n`)
         process.exit(2)
       }

@@ -1,7 +1,14 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FactDraft, Topic } from '../src/model/fact.js'
 import { factTerms } from '../src/model/fact-terms.js'
-import { countTokens } from '../src/model/tokens.js'
+import { countTokens, TOKENIZER } from '../src/model/tokens.js'
+import { BODY_BLOCK_FACTS, packBodies, SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
+
+/** Bumped whenever the facts produced from the same sources change: part of every parse cache key. */
+export const INDEXER_FORMAT = 2
+
+/** Everything besides the adapters that shapes an encoded chunk. */
+export const ENCODER = `indexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}`
 
 /**
  * A fact as the release stores it, apart from what depends on the whole corpus (its `ord` and the
@@ -12,10 +19,7 @@ export interface EncodedFact {
   target: string
   topic: Topic
   id: string
-  /** For the problem reported when the fact names no known target. */
   name: string
-  sourcePath: string
-  nameKey: string
   package: string | null
   revisions: string | null
   tokens: number
@@ -29,10 +33,8 @@ export interface EncodedFact {
 
 /** Stable across releases: the same fact of the same target keeps its id. */
 function factId(f: FactDraft): string {
-  return createHash('sha256')
-    .update(`${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`)
-    .digest('hex')
-    .slice(0, 20)
+  // One-shot: no Hash object per fact.
+  return hash('sha256', `${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`, 'hex').slice(0, 20)
 }
 
 /** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
@@ -52,8 +54,6 @@ export function encodeFact(f: FactDraft): EncodedFact {
     topic: f.topic,
     id,
     name: f.name,
-    sourcePath: f.evidence[0]?.sourcePath ?? '?',
-    nameKey: f.name.toLowerCase(),
     package: f.scope.package ?? null,
     revisions: revisionTokens(f),
     tokens: countTokens(body),
@@ -66,4 +66,82 @@ export function encodeFact(f: FactDraft): EncodedFact {
 /** The terms as the fts table indexes them: each one prefixed with its target and topic scope. */
 export function scopedTerms(terms: string, scope: string): string {
   return terms === '' ? '' : scope + terms.replaceAll(' ', ' ' + scope)
+}
+
+/**
+ * Up to CHUNK_FACTS facts of one target and topic, in document order, as the release stores them:
+ * per-fact columns, and the bodies already packed into blocks (schema.ts). What a parse worker
+ * writes to the parse cache and the build copies into the release.
+ */
+export interface EncodedChunk {
+  target: string
+  topic: Topic
+  names: string[]
+  ids: string[]
+  packages: Array<string | null>
+  revisions: Array<string | null>
+  tokens: number[]
+  peripherals: string[][]
+  /** Search terms, space-separated, not yet scoped to the target (see scopedTerms). */
+  terms: string[]
+  /** The bodies, BODY_BLOCK_FACTS to a block. */
+  blocks: Buffer[]
+}
+
+/** Facts per chunk: bounds what one message, cache record or write batch holds. */
+export const CHUNK_FACTS = 256 * BODY_BLOCK_FACTS
+
+/** Packs bodies BODY_BLOCK_FACTS at a time. */
+export function packBlocks(bodies: readonly string[]): Buffer[] {
+  const blocks: Buffer[] = []
+  for (let i = 0; i < bodies.length; i += BODY_BLOCK_FACTS) blocks.push(packBodies(bodies.slice(i, i + BODY_BLOCK_FACTS)))
+  return blocks
+}
+
+/**
+ * One adapter result's facts as chunks: targets in order of first appearance, each target's topics
+ * by name, each topic's facts in document order. Names are unique per target/topic/package: the
+ * first statement in document order wins. Each draft is released once encoded (the array's slot
+ * is emptied), so a big unit's drafts and encodings are never all held at once.
+ */
+export function* encodeChunks(facts: Array<FactDraft | undefined>): Generator<EncodedChunk> {
+  const groups = new Map<string, Map<Topic, number[]>>()
+  facts.forEach((f, i) => {
+    let byTopic = groups.get(f!.target)
+    if (!byTopic) groups.set(f!.target, (byTopic = new Map()))
+    const list = byTopic.get(f!.topic)
+    if (list) list.push(i)
+    else byTopic.set(f!.topic, [i])
+  })
+  for (const [target, byTopic] of groups) {
+    for (const topic of [...byTopic.keys()].sort()) {
+      const seen = new Set<string>()
+      let chunk: EncodedChunk | undefined
+      let bodies: string[] = []
+      const flush = () => {
+        const c = chunk!
+        c.blocks = packBlocks(bodies)
+        chunk = undefined
+        bodies = []
+        return c
+      }
+      for (const i of byTopic.get(topic)!) {
+        const e = encodeFact(facts[i]!)
+        facts[i] = undefined
+        if (seen.has(e.id)) continue
+        seen.add(e.id)
+        chunk ??= { target, topic, names: [], ids: [], packages: [], revisions: [], tokens: [], peripherals: [], terms: [], blocks: [] }
+        chunk.names.push(e.name)
+        chunk.ids.push(e.id)
+        chunk.packages.push(e.package)
+        chunk.revisions.push(e.revisions)
+        chunk.tokens.push(e.tokens)
+        chunk.peripherals.push(e.peripherals)
+        chunk.terms.push(e.terms)
+        bodies.push(e.body)
+        if (bodies.length === CHUNK_FACTS) yield flush()
+      }
+      if (chunk) yield flush()
+    }
+  }
 }

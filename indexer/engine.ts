@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs'
 import releasesIndex from '../mappings/releases-index.json' with { type: 'json' }
 import factsIndex from '../mappings/facts-index.json' with { type: 'json' }
 import { DataDir, RELEASE_ID } from '../src/store/layout.js'
-import { factDocument, type FactRecord } from '../src/store/search-engine/document.js'
+import { factDocument } from '../src/store/search-engine/document.js'
+import { readStoredFacts } from '../src/store/sqlite/store.js'
 import type { EngineRepository, ReleaseRecord } from '../src/store/search-engine/repository.js'
 import { EngineError } from '../src/store/search-engine/transport.js'
 import type { ReleaseManifest } from '../src/store/types.js'
@@ -172,13 +173,6 @@ export async function loadRelease(repo: EngineRepository, data: DataDir, id: str
     })
     lap('create')
 
-    const peripherals = new Map<number, string[]>()
-    for (const r of db.prepare<[], { ord: number; peripheral: string }>('SELECT ord, peripheral FROM fact_peripherals').iterate()) {
-      const list = peripherals.get(r.ord)
-      if (list) list.push(r.peripheral)
-      else peripherals.set(r.ord, [r.peripheral])
-    }
-
     const bulkDocs = opts.bulkDocs ?? 2000
     const concurrency = opts.concurrency ?? 2
     const stats = { retries: 0 }
@@ -200,9 +194,9 @@ export async function loadRelease(repo: EngineRepository, data: DataDir, id: str
       while (inFlight.size >= concurrency) await Promise.race(inFlight)
     }
     let lines: string[] = []
-    const rows = db.prepare<[], FactRecord>('SELECT ord, id, target, topic, name_key, package, revisions, tokens, body FROM facts ORDER BY ord').iterate()
-    for (const r of rows) {
-      lines.push(`{"index":{"_id":"${r.ord}"}}`, JSON.stringify(factDocument(r, peripherals.get(r.ord) ?? [])))
+    // Streamed in ord order, a bulk request's worth at a time: memory does not grow with the release.
+    for (const r of readStoredFacts(data.releaseDb(id))) {
+      lines.push(`{"index":{"_id":"${r.ord}"}}`, JSON.stringify(factDocument(r)))
       sent++
       if (lines.length === 2 * bulkDocs) {
         await send(lines)

@@ -1,72 +1,98 @@
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import type { CatalogPart, DocumentTarget, ParseProblem } from '../src/model/fact.js'
-import { encodeFact, type EncodedFact } from './encode.js'
+import type { ParseProblem } from '../src/model/fact.js'
+import { DataDir } from '../src/store/layout.js'
+import { encodeChunks, ENCODER } from './encode.js'
+import { archivedArtifact, WriteError, type ArtifactRef } from './inventory.js'
+import { CacheWriter, cachePath, readSummary, unitKey, type UnitSummary } from './parse-cache.js'
 import { ADAPTERS } from './sources/index.js'
-import type { LoadedArtifact } from './sources/types.js'
 
-/** Artifacts one adapter parses together, apart from all others. */
+/** Artifacts one adapter parses together, apart from all others, and the key of its parse cache entry. */
 export interface ParseUnit {
   adapter: string
-  artifacts: LoadedArtifact[]
-}
-
-export interface ParsedUnit {
-  targets: DocumentTarget[]
-  facts: EncodedFact[]
-  parts: CatalogPart[]
-  problems: ParseProblem[]
+  artifacts: ArtifactRef[]
+  key: string
 }
 
 /**
  * The units of a build, in the order their results are concatenated: adapter by adapter, each
  * adapter's artifacts in inventory order, split where the adapter says its artifacts are independent.
- * Artifacts of a kind no adapter claims are reported.
+ * Artifacts of a kind no adapter claims are reported. An adapter's `units` sees the artifacts as it
+ * will in `parse` (content read from the archive when asked for).
  */
-export function parseUnits(artifacts: readonly LoadedArtifact[]): { units: ParseUnit[]; unclaimed: ParseProblem[] } {
+export function parseUnits(artifacts: readonly ArtifactRef[], data: DataDir): { units: ParseUnit[]; unclaimed: ParseProblem[] } {
   const units: ParseUnit[] = []
   const claimed = new Set<string>()
   for (const a of ADAPTERS) {
     const mine = artifacts.filter((x) => a.kinds.includes(x.kind))
     for (const x of mine) claimed.add(x.path)
     if (mine.length === 0) continue
-    for (const group of a.units?.(mine) ?? [mine]) units.push({ adapter: a.name, artifacts: group })
+    const byPath = new Map(mine.map((x) => [x.path, x]))
+    const groups = a.units ? a.units(mine.map((x) => archivedArtifact(data, x))).map((g) => g.map((x) => byPath.get(x.path)!)) : [mine]
+    for (const group of groups) units.push({ adapter: a.name, artifacts: group, key: unitKey(ENCODER, a, group) })
   }
   const unclaimed = artifacts.filter((x) => !claimed.has(x.path)).map((x) => ({ file: x.path, reason: `no adapter for source kind "${x.kind}"` }))
   return { units, unclaimed }
 }
 
-/** Runs one unit's adapter and encodes its facts; what a parse worker does with each unit it is sent. */
-export function parseUnit(unit: ParseUnit): ParsedUnit {
+/**
+ * Runs one unit's adapter, encodes its facts chunk by chunk into the unit's parse cache entry and
+ * returns the summary: what a parse worker does with each unit it is sent.
+ */
+export function parseUnit(unit: ParseUnit, dataRoot: string): UnitSummary {
   const adapter = ADAPTERS.find((a) => a.name === unit.adapter)
   if (!adapter) throw new Error(`no adapter named ${unit.adapter}`)
-  // Buffers arrive from another thread as plain Uint8Arrays.
-  const artifacts = unit.artifacts.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) }))
-  const r = adapter.parse(artifacts)
-  return { targets: r.targets, facts: r.facts.map(encodeFact), parts: r.parts, problems: r.problems }
+  const data = new DataDir(dataRoot)
+  const r = adapter.parse(unit.artifacts.map((a) => archivedArtifact(data, a)))
+  // Facts of targets another unit may give (or none: then the build reports them).
+  const own = new Set(r.targets.map((t) => t.key))
+  const foreign = r.facts.filter((f) => !own.has(f.target)).map((f) => ({ target: f.target, name: f.name, file: f.evidence[0]?.sourcePath ?? '?' }))
+  const w = new CacheWriter(cachePath(dataRoot, unit.key))
+  try {
+    for (const c of encodeChunks(r.facts)) w.chunk(c)
+    return w.finish({ targets: r.targets, parts: r.parts, problems: r.problems, foreign })
+  } catch (err) {
+    w.abort()
+    throw err
+  }
 }
 
 /**
- * Workers at most: each loads its own tokenizer tables, and the biggest unit (all STM32 pin data,
- * about a seventh of the corpus's parse work) bounds the parse time beyond a few workers anyway.
+ * Workers at most: each loads its own tokenizer tables and holds one unit's parse, and the biggest
+ * unit bounds the parse time beyond a few workers anyway.
  */
 const MAX_WORKERS = 8
 
+export interface ParseStats {
+  parsed: number
+  cached: number
+}
+
 /**
- * Parses every unit in worker threads, one per core up to MAX_WORKERS, and returns the results in
- * unit order: whichever worker finishes first, the release is the same. Bigger units go out first,
- * so the workers finish close together.
+ * The summary of every unit, in unit order: read from the parse cache, or parsed in worker threads
+ * (one per core up to MAX_WORKERS), each worker holding one unit at a time and writing its chunks
+ * to the cache itself, so only summaries cross threads. Bigger units go out first, so the workers
+ * finish close together. Whichever worker finishes first, the summaries are the same.
  */
-export async function parseAll(units: readonly ParseUnit[], onUnit: () => void): Promise<ParsedUnit[]> {
-  const results: ParsedUnit[] = new Array<ParsedUnit>(units.length)
-  const bytes = units.map((u) => u.artifacts.reduce((n, a) => n + a.content.length, 0))
-  const queue = units.map((_, i) => i).sort((a, b) => bytes[b]! - bytes[a]! || a - b)
+export async function parseAll(units: readonly ParseUnit[], dataRoot: string, onUnit: () => void): Promise<{ summaries: UnitSummary[]; stats: ParseStats }> {
+  const summaries: UnitSummary[] = new Array<UnitSummary>(units.length)
+  const todo: number[] = []
+  units.forEach((u, i) => {
+    const hit = readSummary(cachePath(dataRoot, u.key))
+    if (hit) {
+      summaries[i] = hit
+      onUnit()
+    } else todo.push(i)
+  })
+  const bytes = units.map((u) => u.artifacts.reduce((n, a) => n + a.bytes, 0))
+  const queue = todo.sort((a, b) => bytes[b]! - bytes[a]! || a - b)
+  const stats = { parsed: queue.length, cached: units.length - queue.length }
   const workers = Array.from({ length: Math.min(queue.length, availableParallelism(), MAX_WORKERS) }, startWorker)
   try {
     await Promise.all(
       workers.map(async (w) => {
         for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-          results[i] = await request(w, units[i]!)
+          summaries[i] = await request(w, units[i]!, dataRoot)
           onUnit()
         }
       })
@@ -74,7 +100,7 @@ export async function parseAll(units: readonly ParseUnit[], onUnit: () => void):
   } finally {
     await Promise.all(workers.map((w) => w.terminate()))
   }
-  return results
+  return { summaries, stats }
 }
 
 /**
@@ -88,16 +114,20 @@ function startWorker(): Worker {
   return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`, { eval: true })
 }
 
-function request(w: Worker, unit: ParseUnit): Promise<ParsedUnit> {
+/** A worker's answer: the summary, or the error it met (a failed write keeps its one-line message). */
+export type WorkerReply = { summary: UnitSummary } | { error: string; write: boolean }
+
+function request(w: Worker, unit: ParseUnit, dataRoot: string): Promise<UnitSummary> {
   return new Promise((resolve, reject) => {
     const settle = (f: () => void) => {
       w.off('message', onMessage).off('error', onError).off('exit', onExit)
       f()
     }
-    const onMessage = (r: ParsedUnit) => settle(() => resolve(r))
+    const onMessage = (r: WorkerReply) =>
+      settle(() => ('summary' in r ? resolve(r.summary) : reject(r.write ? new WriteError(r.error) : new Error(`parsing ${unit.artifacts[0]?.path ?? unit.adapter}: ${r.error}`))))
     const onError = (err: Error) => settle(() => reject(err))
     const onExit = (code: number) => settle(() => reject(new Error(`parse worker exited with code ${code}`)))
     w.on('message', onMessage).on('error', onError).on('exit', onExit)
-    w.postMessage(unit)
+    w.postMessage({ unit, dataRoot })
   })
 }

@@ -45,6 +45,8 @@ export async function start(cfg: Config = loadConfig()) {
   const secret = cursorSecret(cfg.dataDir, cfg.cursorSecret)
   const backends = await openBackends(cfg)
   const facts = new HardwareFacts(backends.repo, secret.secret, { contextCacheBytes: cfg.contextCacheBytes })
+  // Ready means ready: the promoted release is open and its catalog indexed before the port opens.
+  await facts.warm()
   const app = await buildApp({
     facts,
     keys,

@@ -20,7 +20,10 @@ export interface AdapterResult {
  */
 export interface SourceAdapter {
   readonly name: string
-  /** Bumped whenever the adapter's output for the same artifacts changes (a parse-cache key). */
+  /**
+   * Bump whenever the adapter's output for the same bytes changes: with the adapter's name and
+   * the sha256 of every artifact of a unit, it keys the build's parse cache (absent: '1').
+   */
   readonly version?: string
   readonly kinds: readonly string[]
   parse(artifacts: readonly LoadedArtifact[]): AdapterResult

@@ -111,7 +111,15 @@ export const PinValue = Type.Object(
     ioModes: Type.Optional(Type.Array(Type.String())),
     alternateFunctions: Type.Optional(Type.Array(AlternateFunction, { description: 'Absent when the GPIO modes file could not be read: unknown, not empty.' })),
     remaps: Type.Optional(Type.Array(PinRemap)),
-    variants: Type.Optional(Type.Array(Type.Object({ position: Type.String(), label: Type.String(), variant: Type.String() }, closed)))
+    alternateFunctionsUnknown: Type.Optional(Type.String({ description: 'Why `alternateFunctions` is absent (the GPIO modes file is missing or unreadable): unknown, not empty.' })),
+    variants: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { position: Type.String(), label: Type.String(), variant: Type.String(), signals: Type.Array(Type.String(), { description: 'The signals of this remapped position (PINREMAP), which may differ from the main position\'s.' }) },
+          closed
+        )
+      )
+    )
   },
   { ...closed, $id: 'PinValue', description: 'A pin of one package (fact name `PA9`).' }
 )

@@ -129,6 +129,16 @@ export class HardwareFacts {
     return s
   }
 
+  /**
+   * Opens the promoted release and builds its catalog index now, at start, so the first request
+   * does not pay for it (about a second for the wide corpus). Without a promoted release: nothing.
+   */
+  async warm(): Promise<void> {
+    const id = await this.repo.promotedId()
+    const s = id === undefined ? undefined : await this.repo.open(id)
+    if (s) this.index(s)
+  }
+
   index(store: ReleaseStore): CatalogIndex {
     let ix = this.indexes.get(store)
     if (!ix) {

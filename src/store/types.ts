@@ -20,7 +20,10 @@ export interface ReleaseManifest {
   problems: ParseProblem[]
   /** Curated mappings this release's sources could not serve (e.g. an SVD absent from a subset inventory). */
   coverageNotes: string[]
-  /** Digest and size of `release.sqlite`, checked when the service opens the release (absent in older releases). */
+  /**
+   * The digest and size of `release.sqlite`: in manifest.json only (the copy of the manifest
+   * inside the database cannot hold its own file's hash). `hwfacts verify` checks it.
+   */
   database?: { sha256: string; bytes: number }
 }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease, type BuildResult } from '../../indexer/build.js'
 import { InventoryError } from '../../indexer/inventory.js'
 import { DataDir } from '../../src/store/layout.js'
-import { openSqliteRelease } from '../../src/store/sqlite/store.js'
+import { openSqliteRelease, readStoredFacts } from '../../src/store/sqlite/store.js'
 import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -83,9 +83,7 @@ describe('release builder', () => {
   })
 
   it('stores facts with evidence that points into the archived source', () => {
-    const db = new Database(new DataDir(dataDir).releaseDb(first.id), { readonly: true })
-    const row = db.prepare("SELECT body FROM facts WHERE name_key = 'rcc.ahb1enr'").get() as { body: string }
-    db.close()
+    const row = [...readStoredFacts(new DataDir(dataDir).releaseDb(first.id))].find((r) => r.name_key === 'rcc.ahb1enr')!
     const fact = JSON.parse(row.body)
     // The sample SVD gives RCC at 0x40023800 and AHB1ENR at offset 0x30.
     expect(fact.value.address).toBe('0x40023830')

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { countTokens as reference } from 'gpt-tokenizer/encoding/cl100k_base'
 import { CL100K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/esm/encodingParams/constants'
 import { describe, expect, it } from 'vitest'
 import { asciiChunkEnd } from '../../src/model/pre-tokenizer.js'
 import { countTokens } from '../../src/model/tokens.js'
 import { DataDir } from '../../src/store/layout.js'
+import { readStoredFacts } from '../../src/store/sqlite/store.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 
 const corpusText = (path: string, chars: number) => readFileSync(join(process.cwd(), '..', 'shared', 'corpus', path), 'utf8').slice(0, chars)
@@ -101,9 +101,8 @@ describe('countTokens', () => {
 
   it('the token counts stored with every fact of the corpus release match the reference on a sample', async () => {
     const dir = await corpusDataDir()
-    const db = new Database(new DataDir(dir).releaseDb(new DataDir(dir).promotedId()!), { readonly: true })
-    const rows = db.prepare('SELECT tokens, body FROM facts WHERE ord % 97 = 0').all() as Array<{ tokens: number; body: string }>
-    db.close()
+    const rows: Array<{ tokens: number; body: string }> = []
+    for (const r of readStoredFacts(new DataDir(dir).releaseDb(new DataDir(dir).promotedId()!))) if (r.ord % 97 === 0) rows.push(r)
     expect(rows.length).toBeGreaterThan(1000)
     for (const r of rows) expect(r.tokens).toBe(reference(r.body))
   })

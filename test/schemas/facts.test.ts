@@ -1,10 +1,10 @@
 import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { inline } from '../../src/schemas/components.js'
 import { Fact } from '../../src/schemas/facts.js'
 import { DataDir } from '../../src/store/layout.js'
+import { readStoredFacts } from '../../src/store/sqlite/store.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 
 /**
@@ -16,20 +16,15 @@ describe('the Fact schema', () => {
   it('describes every fact of the corpus release exactly', async () => {
     const dir = await corpusDataDir()
     const id = new DataDir(dir).promotedId()!
-    const db = new Database(join(dir, 'releases', id, 'release.sqlite'), { readonly: true })
     const validate = new Ajv2020({ strict: false, allErrors: false }).compile(inline(Fact))
     const byTopic: Record<string, number> = {}
     let bad = 0
     const examples: string[] = []
-    try {
-      for (const row of db.prepare<[], { topic: string; body: string }>('SELECT topic, body FROM facts').iterate()) {
-        byTopic[row.topic] = (byTopic[row.topic] ?? 0) + 1
-        if (validate(JSON.parse(row.body))) continue
-        bad++
-        if (examples.length < 3) examples.push(`${row.body.slice(0, 200)} ${JSON.stringify(validate.errors)}`)
-      }
-    } finally {
-      db.close()
+    for (const row of readStoredFacts(join(dir, 'releases', id, 'release.sqlite'))) {
+      byTopic[row.topic] = (byTopic[row.topic] ?? 0) + 1
+      if (validate(JSON.parse(row.body))) continue
+      bad++
+      if (examples.length < 3) examples.push(`${row.body.slice(0, 200)} ${JSON.stringify(validate.errors)}`)
     }
     expect(examples).toEqual([])
     expect(bad).toBe(0)

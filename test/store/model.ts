@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import { factTerms } from '../../src/model/fact-terms.js'
+import { unpackBodies } from '../../src/store/sqlite/schema.js'
 import type { Topic } from '../../src/model/fact.js'
 import type { FactQuery, FactRow } from '../../src/store/types.js'
 
@@ -37,18 +38,32 @@ export class FactModel {
 
   /** target/topic pairs with facts, in a stable order. */
   scopes(): Array<{ target: string; topic: Topic; count: number }> {
-    return this.db.prepare<[], { target: string; topic: Topic; count: number }>('SELECT target, topic, count(*) AS count FROM facts GROUP BY target, topic ORDER BY target, topic').all()
+    return this.db
+      .prepare<[], { target: string; topic: Topic; count: number }>('SELECT target, topic, count(*) AS count FROM facts JOIN fact_ranges USING (tt) GROUP BY target, topic ORDER BY target, topic')
+      .all()
+  }
+
+  /** The stored body of every fact of a range, from its deflated blocks. */
+  private bodies(first: number, last: number): Map<number, string> {
+    const out = new Map<number, string>()
+    const start = this.db.prepare<[number], { first: number }>('SELECT max(first) AS first FROM fact_bodies WHERE first <= ?').get(first)!.first
+    for (const b of this.db.prepare<[number, number], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies WHERE first BETWEEN ? AND ?').iterate(start, last))
+      unpackBodies(b.data).forEach((body, i) => out.set(b.first + i, body))
+    return out
   }
 
   facts(target: string, topic: string): ModelFact[] {
     const key = `${target}\0${topic}`
     let list = this.cache.get(key)
     if (!list) {
+      const range = this.db.prepare<[string, string], { first: number; last: number }>('SELECT first, last FROM fact_ranges WHERE target = ? AND topic = ?').get(target, topic)
+      const bodies = range ? this.bodies(range.first, range.last) : new Map<number, string>()
       list = this.db
-        .prepare<[string, string], { ord: number; name_key: string; package: string | null; revisions: string | null; tokens: number; body: string }>(
-          'SELECT ord, name_key, package, revisions, tokens, body FROM facts WHERE target = ? AND topic = ? ORDER BY ord'
+        .prepare<[string, string], { ord: number; name_key: string; package: string | null; revisions: string | null; tokens: number }>(
+          'SELECT ord, name_key, package, revisions, tokens FROM facts JOIN fact_ranges USING (tt) WHERE target = ? AND topic = ? ORDER BY ord'
         )
         .all(target, topic)
+        .map((r) => ({ ...r, body: bodies.get(r.ord)! }))
         .map((r) => {
           const f = JSON.parse(r.body) as { name: string; value: unknown }
           return { ord: r.ord, name: f.name, nameKey: r.name_key, package: r.package, revisions: r.revisions, peripherals: this.peripherals.get(r.ord) ?? new Set(), terms: factTerms(f.name, f.value), tokens: r.tokens, body: r.body }

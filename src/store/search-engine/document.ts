@@ -1,27 +1,16 @@
 import { factTerms } from '../../model/fact-terms.js'
-
-/** One row of a release file's `facts` table. */
-export interface FactRecord {
-  ord: number
-  id: string
-  target: string
-  topic: string
-  name_key: string
-  package: string | null
-  revisions: string | null
-  tokens: number
-  body: string
-}
+import type { StoredFact } from '../sqlite/store.js'
 
 /**
  * The engine document of one fact (mappings/facts-index.json). Terms are recomputed from the
  * body with the indexer's own function, because the SQLite fts table does not keep them.
  */
-export function factDocument(r: FactRecord, peripherals: readonly string[]): Record<string, unknown> {
-  const fact = JSON.parse(r.body) as { name: string; value: unknown }
+export function factDocument(r: StoredFact): Record<string, unknown> {
+  const fact = JSON.parse(r.body) as { id: string; name: string; value: unknown }
+  const { peripherals } = r
   return {
     ord: r.ord,
-    id: r.id,
+    id: fact.id,
     target: r.target,
     topic: r.topic,
     name_key: r.name_key,

@@ -8,17 +8,30 @@ import { ServiceError } from '../../service/errors.js'
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { SCHEMA_VERSION, scopedTermPrefix } from './schema.js'
+import { SCHEMA_VERSION, unpackBodies } from './schema.js'
 
 /** Prepared statements kept per open release. */
 export const STATEMENT_CACHE_MAX = 128
 
 const byScoreThenOrd = (a: FactRow, b: FactRow) => b.score - a.score || a.ord - b.ord
 
+/** One target and topic's facts: the ords first..last (see schema.ts). */
+interface FactRange {
+  tt: number
+  first: number
+  last: number
+  scope: string
+}
+
+/** Decoded body blocks kept per open release: neighbouring pages and repeated lookups inflate nothing. */
+const BLOCK_CACHE_SIZE = 512
+
 class SqliteReleaseStore implements ReleaseStore {
   readonly manifest: ReleaseManifest
   readonly catalog: ReleaseCatalog
-  private readonly targetOrdinal: Map<string, number>
+  private readonly ranges = new Map<string, FactRange>()
+  private readonly blockStmt: Database.Statement<[number], { first: number; data: Buffer }>
+  private readonly blocks = new Map<number, string[]>()
   // One prepared statement per query shape. Common shapes are few (filters present or not, term
   // count), but a client can make thousands (name and term counts), at ~37 KB each: keep the most
   // recently used ones, and let the rest be collected.
@@ -31,15 +44,35 @@ class SqliteReleaseStore implements ReleaseStore {
     if (schema !== String(SCHEMA_VERSION)) throw new Error(`release file has schema ${schema ?? '?'}; this service reads schema ${SCHEMA_VERSION}: rebuild the release`)
     this.manifest = JSON.parse(meta.get('manifest')!.value) as ReleaseManifest
     this.catalog = JSON.parse(meta.get('catalog')!.value) as ReleaseCatalog
-    this.targetOrdinal = new Map(this.catalog.targets.map((t, i) => [t.key, i]))
+    for (const r of db.prepare<[], FactRange & { target: string; topic: string }>('SELECT tt, target, topic, first, last, scope FROM fact_ranges').iterate())
+      this.ranges.set(`${r.target}\0${r.topic}`, { tt: r.tt, first: r.first, last: r.last, scope: r.scope })
+    this.blockStmt = db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1')
+  }
+
+  /** The bodies of the block holding `ord`, and the block's first ord. */
+  private block(ord: number): { first: number; bodies: string[] } {
+    const row = this.blockStmt.get(ord)!
+    let bodies = this.blocks.get(row.first)
+    if (bodies) {
+      // Most recently used last: the Map's insertion order is the eviction order.
+      this.blocks.delete(row.first)
+    } else {
+      bodies = unpackBodies(row.data)
+      if (this.blocks.size >= BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!)
+    }
+    this.blocks.set(row.first, bodies)
+    return { first: row.first, bodies }
   }
 
   async queryFacts(q: FactQuery): Promise<FactRow[]> {
-    const ti = this.targetOrdinal.get(q.target)
-    if (ti === undefined) return []
-    const where: string[] = ['f.target = ?', 'f.topic = ?']
-    const params: unknown[] = [q.target, q.topic]
-    if (q.names.length > 0 || q.prefixes.length > 0) {
+    const range = this.ranges.get(`${q.target}\0${q.topic}`)
+    if (range === undefined) return []
+    const where: string[] = []
+    const params: unknown[] = []
+    const byName = q.names.length > 0 || q.prefixes.length > 0
+    if (byName) {
+      where.push('f.tt = ?')
+      params.push(range.tt)
       const ors: string[] = []
       if (q.names.length > 0) {
         ors.push(`f.name_key IN (${q.names.map(() => '?').join(',')})`)
@@ -56,8 +89,9 @@ class SqliteReleaseStore implements ReleaseStore {
       params.push(q.package)
     }
     if (q.peripheral !== undefined) {
-      where.push('f.ord IN (SELECT ord FROM fact_peripherals WHERE peripheral = ?)')
-      params.push(q.peripheral)
+      // Bounded to the range: the same peripheral name occurs in every target of a family.
+      where.push('f.ord IN (SELECT ord FROM fact_peripherals WHERE peripheral = ? AND ord BETWEEN ? AND ?)')
+      params.push(q.peripheral, range.first, range.last)
     }
     if (q.siliconRevision !== undefined) {
       where.push("(f.revisions IS NULL OR instr(f.revisions, ' ' || ? || ' ') > 0 OR (instr(f.revisions, ' * ') > 0 AND instr(f.revisions, ' !' || ? || ' ') = 0))")
@@ -65,16 +99,22 @@ class SqliteReleaseStore implements ReleaseStore {
     }
     let sql: string
     if (q.terms.length === 0) {
-      if (q.after) {
-        where.push('f.ord > ?')
-        params.push(q.after.ord)
+      if (byName) {
+        // Names: the name index, within this range.
+        if (q.after) {
+          where.push('f.ord > ?')
+          params.push(q.after.ord)
+        }
+      } else {
+        // The range is a rowid range: walked in order, it stops at the limit.
+        where.push('f.ord BETWEEN ? AND ?')
+        params.push(q.after ? Math.max(range.first, q.after.ord + 1) : range.first, range.last)
       }
       sql = `SELECT ord, 0 AS score FROM facts f WHERE ${where.join(' AND ')} ORDER BY f.ord LIMIT ?`
     } else {
       // One FTS5 prefix query per term, within this target's scoped terms; terms are [a-z0-9]+ already.
-      const scope = scopedTermPrefix(ti, q.topic)
       const unions = q.terms.map(() => 'SELECT rowid AS ord FROM fact_terms WHERE fact_terms MATCH ?').join(' UNION ALL ')
-      params.unshift(...q.terms.map((t) => `"${scope}${t}"*`))
+      params.unshift(...q.terms.map((t) => `"${range.scope}${t}"*`))
       if (q.after) {
         where.push('(m.score < ? OR (m.score = ? AND f.ord > ?))')
         params.push(q.after.score, q.after.score, q.after.ord)
@@ -82,19 +122,23 @@ class SqliteReleaseStore implements ReleaseStore {
       sql =
         `WITH m(ord, score) AS (SELECT ord, count(*) FROM (${unions}) GROUP BY ord) ` +
         `SELECT f.ord AS ord, m.score AS score FROM m CROSS JOIN facts f ON f.ord = m.ord ` +
-        `WHERE ${where.join(' AND ')} ORDER BY m.score DESC, f.ord LIMIT ?`
+        `WHERE ${where.join(' AND ') || 'true'} ORDER BY m.score DESC, f.ord LIMIT ?`
     }
     params.push(q.limit)
-    // Choose the page first, then read only its bodies: sorting whole rows would drag every
-    // matching body through the sorter. The page (at most limit rows) is put in order here, not by
-    // a second sort in SQL.
-    sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens, f.body AS body FROM page CROSS JOIN facts f ON f.ord = page.ord`
+    sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens FROM page CROSS JOIN facts f ON f.ord = page.ord`
     let stmt = this.statements.get(sql)
     if (!stmt) {
       stmt = this.db.prepare(sql)
       this.statements.set(sql, stmt)
     }
-    return (stmt.all(...params) as FactRow[]).sort(byScoreThenOrd)
+    // Choose the page first, then inflate only its bodies, each block once, in ord order.
+    const rows = (stmt.all(...params) as FactRow[]).sort((a, b) => a.ord - b.ord)
+    let block: { first: number; bodies: string[] } | undefined
+    for (const r of rows) {
+      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(r.ord)
+      r.body = block.bodies[r.ord - block.first]!
+    }
+    return rows.sort(byScoreThenOrd)
   }
 
   async close(): Promise<void> {
@@ -219,5 +263,59 @@ export class SqliteRepository implements ReleaseRepository {
   async close(): Promise<void> {
     for (const s of this.open_.values()) await s.close()
     this.open_.clear()
+  }
+}
+
+/** One stored fact with everything the release file keeps of it. */
+export interface StoredFact {
+  ord: number
+  target: string
+  topic: string
+  name_key: string
+  package: string | null
+  revisions: string | null
+  tokens: number
+  peripherals: string[]
+  body: string
+}
+
+/**
+ * Every fact of a release file in ord order, in bounded memory: for the engine loader and test
+ * oracles. Rows, peripherals and body blocks are three ordered scans merged as they go (three
+ * connections: one connection runs one statement at a time).
+ */
+export function* readStoredFacts(file: string): Generator<StoredFact> {
+  const open = () => new Database(file, { readonly: true, fileMustExist: true })
+  const [rowsDb, periphDb, bodyDb] = [open(), open(), open()]
+  const scans: Array<Iterator<unknown>> = []
+  try {
+    const ranges = new Map<number, { target: string; topic: string }>()
+    for (const r of rowsDb.prepare<[], { tt: number; target: string; topic: string }>('SELECT tt, target, topic FROM fact_ranges').iterate()) ranges.set(r.tt, r)
+    // The table is keyed by peripheral: its ord order is a sort, which SQLite spills to disk as it needs.
+    const periph = periphDb.prepare<[], { ord: number; peripheral: string }>('SELECT ord, peripheral FROM fact_peripherals ORDER BY ord, peripheral').iterate()
+    const blocks = bodyDb.prepare<[], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies ORDER BY first').iterate()
+    scans.push(periph, blocks)
+    let p = periph.next()
+    let block: { first: number; bodies: string[] } = { first: 0, bodies: [] }
+    const rows = rowsDb.prepare<[], { ord: number; tt: number; name_key: string; package: string | null; revisions: string | null; tokens: number }>(
+      'SELECT ord, tt, name_key, package, revisions, tokens FROM facts ORDER BY ord'
+    )
+    const rowScan = rows.iterate()
+    scans.push(rowScan)
+    for (const r of rowScan) {
+      const peripherals: string[] = []
+      for (; !p.done && p.value.ord <= r.ord; p = periph.next()) if (p.value.ord === r.ord) peripherals.push(p.value.peripheral)
+      while (r.ord - block.first >= block.bodies.length) {
+        const b = blocks.next()
+        if (b.done) throw new Error(`${file}: no body block holds fact ${r.ord}`)
+        block = { first: b.value.first, bodies: unpackBodies(b.value.data) }
+      }
+      const { target, topic } = ranges.get(r.tt)!
+      yield { ord: r.ord, target, topic, name_key: r.name_key, package: r.package, revisions: r.revisions, tokens: r.tokens, peripherals, body: block.bodies[r.ord - block.first]! }
+    }
+  } finally {
+    // A connection with an unfinished scan cannot close: end the scans first.
+    for (const s of scans) s.return?.()
+    for (const db of [rowsDb, periphDb, bodyDb]) db.close()
   }
 }
