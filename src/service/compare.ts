@@ -42,6 +42,8 @@ const DEFAULT_CANDIDATES = 10
 const READ_BATCH = 5000
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+/** Most compared members are strings or numbers: the deep comparison only for objects. */
+const same = (x: unknown, y: unknown) => x === y || (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && isDeepStrictEqual(x, y))
 
 /** Every fact of the target for the topic, in the store's order. */
 async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, names: string[], prefixes: string[], peripheral?: string): Promise<StoredFact[]> {
@@ -338,7 +340,7 @@ const version = (f: StoredFact) => ({ id: f.id, value: f.value, scope: f.scope, 
 /** Value members (and `scope`, device aside) whose values differ between two versions of a fact. */
 function changedMembers(a: StoredFact, b: StoredFact): string[] {
   const keys = [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])].sort(byName)
-  const out = keys.filter((k) => !isDeepStrictEqual(a.value[k], b.value[k]))
+  const out = keys.filter((k) => !same(a.value[k], b.value[k]))
   const { device: _da, ...sa } = a.scope
   const { device: _db, ...sb } = b.scope
   if (!isDeepStrictEqual(sa, sb)) out.push('scope')
@@ -446,7 +448,7 @@ function diffParts(topic: Topic, fa: StoredFact[], fb: StoredFact[], keep: (n: s
       } else {
         const va = a.value as Record<string, unknown>
         const vb = b.value as Record<string, unknown>
-        differences = members.filter((m) => !isDeepStrictEqual(va[m], vb[m])).map((m) => ({ member: m, part: va[m] ?? null, other: vb[m] ?? null }))
+        differences = members.filter((m) => !same(va[m], vb[m])).map((m) => ({ member: m, part: va[m] ?? null, other: vb[m] ?? null }))
       }
     }
     const status = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
