@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
+import { benchCompare } from './compare.js'
 import { benchHttp } from './http.js'
 import { benchIndexing, hwfacts } from './indexing.js'
 import { machine } from './lib.js'
@@ -11,13 +12,13 @@ import { benchEngine } from './engine.js'
 import { benchServe } from './serve.js'
 
 /**
- * `npm run bench [-- --only indexing,serve,http,mcp,engine] [--data-dir D]`: every figure of one
+ * `npm run bench [-- --only indexing,serve,http,mcp,engine,compare] [--data-dir D]`: every figure of one
  * run, on this machine. Indexing covers `../shared/corpus` and the wide corpus (unpacked into
  * .cache/corpus-wide when missing); `serve` compares the service on both releases. `--data-dir`
  * serves the promoted release of D instead of indexing the corpus first (only without `indexing`).
  */
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mcp', 'engine']
+const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mcp', 'engine', 'compare']
 const ROOT = resolve(import.meta.dirname, '..')
 const corpus = resolve(ROOT, '..', 'shared', 'corpus')
 const given = only.includes('indexing') ? undefined : arg('--data-dir')
@@ -55,6 +56,7 @@ try {
   if (only.includes('serve')) print('serve (core vs wide)', await benchServe({ core: dataDir, wide: wideDir }))
   if (only.includes('http')) print('http', await benchHttp(dataDir))
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
+  if (only.includes('compare')) print('compare', await benchCompare(dataDir))
   if (only.includes('engine')) {
     const engines = [
       ['elasticsearch', process.env.ELASTICSEARCH_URL],

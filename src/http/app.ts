@@ -18,6 +18,8 @@ import openapiRoute, { registerContract } from './routes/openapi.js'
 import pingRoute from './routes/ping.js'
 import catalogPartRoute from './routes/v1/catalog/part.js'
 import catalogSearchRoute from './routes/v1/catalog/search.js'
+import compareReleasesRoute from './routes/v1/compare/releases.js'
+import comparePartsRoute from './routes/v1/compare/parts.js'
 import contextRoute from './routes/v1/context.js'
 import coverageRoute from './routes/v1/coverage.js'
 import errorCodesRoute from './routes/v1/error-codes.js'
@@ -131,6 +133,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(releaseRoute, ctx)
   await app.register(coverageRoute, ctx)
   await app.register(sourcesRoute, ctx)
+  await app.register(compareReleasesRoute, ctx)
+  await app.register(comparePartsRoute, ctx)
   for (const p of opts.plugins ?? []) await app.register(async (scope) => p(scope, ctx))
 
   app.addHook('onReady', async () => contract.freeze(app))

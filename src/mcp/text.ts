@@ -279,3 +279,96 @@ export function renderContext(r: Obj): string {
   for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
   return lines.join('\n')
 }
+
+/** A compared value as text: `0x40011000`, `PA9/AF7, PB6/AF7`, `168 MHz`. */
+function compared(v: unknown): string {
+  if (Array.isArray(v)) return v.length ? v.map((x) => str(x) ?? JSON.stringify(x)).join(', ') : '[]'
+  return str(v) ?? JSON.stringify(v)
+}
+
+/** One side of a comparison that did not resolve: why, and its candidates. */
+function sideLines(label: string, s: Obj): string[] {
+  if (s.status === 'resolved') return []
+  const out = [`${label} ${str(s.part)} (release ${str(s.release)}): ${str(s.status)}${s.reason ? ` — ${str(s.reason)}` : ''}${s.hint ? ` — ${str(s.hint)}` : ''}`]
+  for (const c of arr(s.candidates)) out.push(`  - ${target(c)}`)
+  const sug = suggestionLine(s.suggestions)
+  if (sug) out.push(`  ${sug}`)
+  return out
+}
+
+function pageLine(page: Obj, tool: string, noun: string): string {
+  return (
+    `Page: ${str(page.returned)} ${noun} (limit ${str(page.limit)}, ${str(page.tokens)}/${str(page.maxTokens)} tokens)` +
+    (page.budgetTooSmall
+      ? `; max_tokens is too small for the next one: call ${tool} again with max_tokens=${str(page.neededMaxTokens)}`
+      : page.nextCursor
+        ? `; more: call ${tool} again with the same arguments and cursor="${str(page.nextCursor)}"`
+        : '; end of the comparison')
+  )
+}
+
+/** `changed FSMC.BWTR3: address 0xA0000114 → 0xA0000104, offset …  [from …] [to …]` per change. */
+export function renderCompareReleases(r: Obj): string {
+  const from = obj(r.from)
+  const to = obj(r.to)
+  const lines = [`${str(from.part)} · ${str(r.topic)} · ${str(r.status)} · release ${str(from.release)} → ${str(to.release)}`]
+  lines.push(...sideLines('From', from), ...sideLines('To', to))
+  if (r.status !== 'ok') {
+    if (arr(from.candidates).length || arr(to.candidates).length) lines.push(`${DO_NOT_PICK}.`)
+    return lines.join('\n')
+  }
+  const c = obj(r.counts)
+  lines.push(`Counts: ${str(c.added)} added, ${str(c.removed)} removed, ${str(c.changed)} changed, ${str(c.unchanged)} unchanged`)
+  for (const a of arr(r.artifacts).map(obj)) if (a.status !== 'unchanged') lines.push(`Artifact ${str(a.status)}: ${str(a.path)}`)
+  for (const ch of arr(r.changes).map(obj)) {
+    const f = obj(ch.from)
+    const t = obj(ch.to)
+    const members = arr(ch.changedMembers).map((m) => str(m) ?? '')
+    const what =
+      ch.change === 'changed'
+        ? members.map((m) => (m === 'scope' ? 'scope' : `${m} ${compared(obj(f.value)[m])} → ${compared(obj(t.value)[m])}`)).join(', ')
+        : factValue(str(r.topic) ?? '', obj((ch.change === 'added' ? t : f).value))
+    lines.push(`${str(ch.change)} ${str(ch.name)}${ch.package ? ` [${str(ch.package)}]` : ''}: ${what}${ch.from ? evidence(f) : ''}${ch.to ? evidence(t) : ''}`)
+  }
+  lines.push(pageLine(obj(r.page), 'compare_releases', 'changes'))
+  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+  return lines.join('\n')
+}
+
+/** `differs USART1.BRR: address 0x40011008 vs 0x4001380C …` or `USART1_TX: PA9/AF7, PB6/AF7 | PA9/AF7, …` per entry. */
+export function renderCompareParts(r: Obj): string {
+  const a = obj(r.part)
+  const b = obj(r.other)
+  const lines = [`${str(a.part)} vs ${str(b.part)} · ${str(r.topic)} · ${str(r.status)} · release ${str(r.release)}`]
+  lines.push(...sideLines('Part', a), ...sideLines('Other', b))
+  if (r.status !== 'ok') {
+    if (arr(a.candidates).length || arr(b.candidates).length) lines.push(`${DO_NOT_PICK}.`)
+    return lines.join('\n')
+  }
+  const c = obj(r.counts)
+  lines.push(`Counts: ${str(c.onlyPart)} only on ${str(a.part)}, ${str(c.onlyOther)} only on ${str(b.part)}, ${str(c.differs)} differ, ${str(c.same)} the same`)
+  const side = (s: unknown) => {
+    const x = obj(s)
+    if (x.pins) return arr(x.pins).map((p) => `${str(obj(p).pin)}${obj(p).af === null ? '' : `/AF${str(obj(p).af)}`}`).join(', ')
+    return r.topic === 'errata' ? 'listed' : Object.entries(obj(x.value)).map(([k, v]) => `${k} ${compared(v)}`).join(', ')
+  }
+  for (const e of arr(r.entries).map(obj)) {
+    const diffs = arr(e.differences).map(obj)
+    const what =
+      e.status === 'differs'
+        ? diffs.map((d) => `${str(d.member)} ${compared(d.part)} vs ${compared(d.other)}`).join(', ')
+        : e.status === 'only_part'
+          ? `only on ${str(a.part)} (${side(e.part)})`
+          : e.status === 'only_other'
+            ? `only on ${str(b.part)} (${side(e.other)})`
+            : `same (${side(e.part)})`
+    const ev = (s: unknown) => {
+      const x = obj(s)
+      return evidence({ evidence: x.evidence ?? arr(x.pins).flatMap((p) => arr(obj(p).evidence).slice(0, 1)) })
+    }
+    lines.push(`${str(e.status)} ${str(e.name)}${e.kind ? ` (${str(e.kind)})` : ''}: ${what}${e.part ? ev(e.part) : ''}${e.other ? ev(e.other) : ''}`)
+  }
+  lines.push(pageLine(obj(r.page), 'compare_parts', 'entries'))
+  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+  return lines.join('\n')
+}

@@ -17,9 +17,11 @@ import {
   ResolveResponse,
   SourcesResponse
 } from '../schemas/responses.js'
+import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../schemas/compare.js'
+import { compareOf } from '../service/compare.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
-import { renderCatalogPart, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
+import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
 
 type Obj = Record<string, unknown>
 
@@ -148,6 +150,30 @@ export const TOOLS: readonly ToolDef[] = [
     output: inline(ErrorCodeGuidance),
     run: async (args) => errorCodeGuidance(args.code),
     render: renderErrorCode
+  }),
+  tool({
+    name: 'compare_releases',
+    title: 'What changed for a part between two corpus releases',
+    description:
+      'The facts of one part and topic added, removed and changed between from_release and to_release (default: the promoted release), each change with both values and both evidences, and the source artifacts that changed. ' +
+      'Call it when a user asks what changed in a new release (e.g. a register address corrected), instead of calling get_context twice. ' +
+      'The part must resolve to one target in both releases; if not, you get candidates and no changes: do not pick one yourself. Narrow with fact_names, fact_name_prefixes or peripheral; page on with the returned cursor.',
+    input: CompareReleasesParams,
+    output: inline(CompareReleasesResponse),
+    run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).releases(args, ctx.apiKey)) as Obj,
+    render: renderCompareReleases
+  }),
+  tool({
+    name: 'compare_parts',
+    title: 'How two parts differ for one topic',
+    description:
+      'Compares two parts of one release for porting: `registers` (peripherals/registers/fields on one part only; differing address, reset value, bit position/width, access), `pins` (per signal such as USART1_TX, the pins and AF numbers on each part), `electrical` (limits side by side) or `errata` (errata listed for one part and not the other). ' +
+      'Call it instead of two get_context calls when porting firmware between parts. Narrow with peripheral (registers), signal (pins), fact_names or fact_name_prefixes; include_same lists identical entries too. ' +
+      'Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
+    input: ComparePartsParams,
+    output: inline(ComparePartsResponse),
+    run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)) as Obj,
+    render: renderCompareParts
   })
 ]
 

@@ -8,8 +8,9 @@ import type { Topic } from '../model/fact.js'
  */
 export const CONTRACT_VERSION = '2026-08-26'
 
-const CorpusRelease = Type.String({
-  pattern: '^[a-f0-9]{16}$',
+export const CORPUS_RELEASE_PATTERN = '^[a-f0-9]{16}$'
+export const CorpusRelease = Type.String({
+  pattern: CORPUS_RELEASE_PATTERN,
   description: 'Immutable corpus release id (16 lowercase hex). Omit to use the promoted release.'
 })
 const CandidateLimit = Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Maximum number of candidates returned.' })

@@ -50,7 +50,7 @@ function entitySummary(e: CatalogEntity) {
   }
 }
 
-function targetRef(c: { target: TargetSummary; package?: string; parts?: string[] }, topic: Topic) {
+export function targetRef(c: { target: TargetSummary; package?: string; parts?: string[] }, topic: Topic) {
   return {
     key: c.target.key,
     device: c.target.device,
@@ -70,7 +70,7 @@ const WHY: Record<EntityMatch['how'] | 'member', string> = {
   member: 'covered by the matched name'
 }
 
-type TopicResolution =
+export type TopicResolution =
   | { status: 'resolved'; target: ReturnType<typeof targetRef> }
   | { status: 'ambiguous'; candidates: Array<ReturnType<typeof targetRef>>; candidateCount: number; hint: string }
   | { status: 'not_covered'; reason: string; availablePackages?: string[] }
@@ -82,7 +82,7 @@ export function canonicalRevision(r: string): string {
   return m ? '0x' + m[1]!.toLowerCase().replace(/^0+(?=.)/, '').padStart(2, '0') : r.trim().toLowerCase()
 }
 
-function splitList(s: string | undefined, param: string): string[] {
+export function splitList(s: string | undefined, param: string): string[] {
   if (s === undefined) return []
   const items = [...new Set(s.split(',').map((x) => x.trim()).filter((x) => x !== ''))]
   if (items.length === 0) throw new ServiceError('INVALID_PARAMETER', `${param} lists no names.`, param)
@@ -153,7 +153,8 @@ export class HardwareFacts {
     return ix
   }
 
-  private topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
+  /** One topic's resolution for matched entities (also used by compare). */
+  topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
     const { choices, packages } = ix.choices(entities, topic, pkg)
     // The source exists but could not be read: that is not "no source" (not_covered).
     if (choices.length > 0 && choices.every((c) => c.target.failure)) {

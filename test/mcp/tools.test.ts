@@ -17,6 +17,7 @@ import {
   ResolveResponse,
   SourcesResponse
 } from '../../src/schemas/responses.js'
+import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../../src/schemas/compare.js'
 import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
 
@@ -77,7 +78,7 @@ describe('MCP initialize and tools/list', () => {
     expect(client.getInstructions()).toMatch(/resolve_part first/)
   })
 
-  it('lists the 8 tools: the TypeBox parameter schema as inputSchema, the REST body schema, resolved, as outputSchema', async () => {
+  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the REST body schema, resolved, as outputSchema', async () => {
     const { tools } = await client.listTools()
     const { revision: _deprecated, ...contextArgs } = ContextParams.properties
     const expected: Record<string, [object, object]> = {
@@ -88,7 +89,9 @@ describe('MCP initialize and tools/list', () => {
       get_coverage: [PartParams, CoverageResponse],
       get_sources: [PartParams, SourcesResponse],
       get_release: [NoParams, ReleaseResponse],
-      get_error_code: [ErrorCodeParams, ErrorCodeGuidance]
+      get_error_code: [ErrorCodeParams, ErrorCodeGuidance],
+      compare_releases: [CompareReleasesParams, CompareReleasesResponse],
+      compare_parts: [ComparePartsParams, ComparePartsResponse]
     }
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort())
     for (const t of tools) {
