@@ -95,12 +95,31 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   const targets: DocumentTarget[] = []
   const parts: CatalogPart[] = []
   const problems: ParseProblem[] = []
-  for (const s of summaries) {
-    for (const x of s.targets) targets.push(x)
-    for (const x of s.parts) parts.push(x)
-    for (const x of s.problems) problems.push(x)
+  // Checks across units: a target key two units give keeps the first unit's target, parts and
+  // facts (e.g. one RefName in two STM32 files of two runs); a problem two units report about an
+  // artifact both read (a shared GPIO modes file) is kept once.
+  const givenBy = new Map<string, { unit: number; path: string }>()
+  const dropped = new Set<string>()
+  const reported = new Set<string>()
+  const report = (p: ParseProblem) => {
+    const k = JSON.stringify(p)
+    if (reported.has(k)) return
+    reported.add(k)
+    problems.push(p)
   }
-  for (const x of unclaimed) problems.push(x)
+  summaries.forEach((s, unit) => {
+    for (const x of s.problems) report(x)
+    for (const x of s.targets) {
+      const first = givenBy.get(x.key)
+      if (!first) givenBy.set(x.key, { unit, path: x.sourcePath })
+      if (first && first.unit !== unit) {
+        dropped.add(`${unit} ${x.key}`)
+        report({ file: x.sourcePath, reason: `target ${x.key} already given by ${first.path}; skipped` })
+      } else targets.push(x)
+    }
+    for (const x of s.parts) if (!dropped.has(`${unit} ${x.target}`)) parts.push(x)
+  })
+  for (const x of unclaimed) report(x)
   const known = new Set(targets.map((t) => t.key))
   for (const s of summaries) for (const f of s.foreign) if (!known.has(f.target)) problems.push({ file: f.file, reason: `fact ${f.name} names unknown target ${f.target}` })
 
@@ -109,7 +128,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   let total = 0
   summaries.forEach((s, unit) => {
     for (const ref of s.chunks) {
-      if (!known.has(ref.target)) continue
+      if (!known.has(ref.target) || dropped.has(`${unit} ${ref.target}`)) continue
       let byTopic = plan.get(ref.target)
       if (!byTopic) plan.set(ref.target, (byTopic = new Map()))
       const list = byTopic.get(ref.topic)

@@ -43,7 +43,64 @@ export const stm32Adapter: SourceAdapter = {
     // inventoried source is still read once, so a broken one is reported rather than passed over.
     for (const [path, a] of gpioByPath) if (!build.gpioCache.has(path)) readGpioModes(a, result.problems)
     return result
+  },
+  /**
+   * Runs of MCU files (in path order) naming the same GPIO modes file, at most UNIT_MCUS each,
+   * every run with that modes file; then each modes file no MCU file names on its own. So one
+   * changed MCU file re-parses its run only, and a worker holds one run. A modes file shared by
+   * several runs reports its problems in each: the build keeps the first of identical problems.
+   * A RefName given by two runs is the build's cross-unit check (a target given twice).
+   */
+  units(artifacts: readonly LoadedArtifact[]): LoadedArtifact[][] {
+    const gpioByPath = new Map<string, LoadedArtifact>()
+    const mcus: LoadedArtifact[] = []
+    for (const a of artifacts) {
+      if (a.kind === GPIO_KIND) gpioByPath.set(a.path, a)
+      else if (a.kind === MCU_KIND) mcus.push(a)
+    }
+    mcus.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const groups: LoadedArtifact[][] = []
+    const named = new Set<string>()
+    let run: { gpio: string | undefined; mcus: LoadedArtifact[] } | undefined
+    const close = () => {
+      if (!run) return
+      const gpio = run.gpio === undefined ? undefined : gpioByPath.get(run.gpio)
+      groups.push(gpio ? [...run.mcus, gpio] : run.mcus)
+      run = undefined
+    }
+    for (const mcu of mcus) {
+      const path = gpioModesPathOf(mcu)
+      const gpio = path !== undefined && gpioByPath.has(path) ? path : undefined
+      if (gpio !== undefined) named.add(gpio)
+      if (!run || run.gpio !== gpio || run.mcus.length === UNIT_MCUS) close()
+      if (!run) run = { gpio, mcus: [] }
+      run.mcus.push(mcu)
+    }
+    close()
+    for (const [path, a] of gpioByPath) if (!named.has(path)) groups.push([a])
+    return groups
   }
+}
+
+/** MCU files per parse unit: enough that re-reading the shared modes file (~3× an MCU file) costs little. */
+const UNIT_MCUS = 32
+
+const GPIO_IP = /<IP\s[^>]*?\bName="GPIO"[^>]*>/
+const VERSION_ATTR = /\bVersion="([^"]*)"/
+
+/**
+ * The GPIO modes file an MCU file names, found without parsing it (units are formed on the main
+ * thread before any parse). Should this scan ever miss a file parse would find, the unit lacks
+ * that modes file and parse reports it as not in the inventory, in full builds and re-indexes alike.
+ */
+function gpioModesPathOf(mcu: LoadedArtifact): string | undefined {
+  const ip = GPIO_IP.exec(mcu.content.toString('latin1'))
+  const version = ip ? VERSION_ATTR.exec(ip[0])?.[1] : undefined
+  return version ? gpioModesPath(mcu.path, version) : undefined
+}
+
+function gpioModesPath(mcuPath: string, version: string): string {
+  return posix.join(posix.dirname(mcuPath), 'IP', `GPIO-${version}_Modes.xml`)
 }
 
 /** State shared by all MCU files of one parse call. */
@@ -232,7 +289,7 @@ function parseMcu(artifact: LoadedArtifact, build: Build): void {
   if (!gpioIp?.attrs.Version) {
     noAf(root.line, 'no <IP Name="GPIO" Version=...>')
   } else {
-    const gpioPath = posix.join(posix.dirname(file), 'IP', `GPIO-${gpioIp.attrs.Version}_Modes.xml`)
+    const gpioPath = gpioModesPath(file, gpioIp.attrs.Version)
     const gpioArtifact = gpioByPath.get(gpioPath)
     if (!gpioArtifact) {
       noAf(gpioIp.line, `GPIO modes file ${gpioPath} is not in the inventory`)

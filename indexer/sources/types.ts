@@ -29,7 +29,10 @@ export interface SourceAdapter {
   parse(artifacts: readonly LoadedArtifact[]): AdapterResult
   /**
    * Groups of the artifacts that parse independently, so a build can parse them in parallel:
-   * `parse` of each group, concatenated in this order, must equal `parse` of them all.
+   * `parse` of each group, concatenated in this order, must equal `parse` of them all, but for
+   * what the build checks across units: an artifact in several groups may report the same
+   * problem in each (the build keeps the first), and a target key two groups give is the build's
+   * to report (the first in unit order is kept).
    * Without it, all of an adapter's artifacts are one group.
    */
   units?(artifacts: readonly LoadedArtifact[]): LoadedArtifact[][]

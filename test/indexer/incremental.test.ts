@@ -43,6 +43,41 @@ function edited(path: string, edit: (s: string) => string): string {
   return dir
 }
 
+/**
+ * The sample corpus plus a second STM32 MCU file (another RefName) naming its own copy of the GPIO
+ * modes file: two STM32 parse units.
+ */
+function withSecondMcu(): string {
+  const dir = tmp()
+  cpSync(SAMPLE_CORPUS, dir, { recursive: true })
+  const inv = JSON.parse(readFileSync(join(dir, 'sources.json'), 'utf8'))
+  const add = (from: string, to: string, edit: (s: string) => string) => {
+    const text = edit(readFileSync(join(dir, from), 'utf8'))
+    writeFileSync(join(dir, to), text)
+    const rec = { ...inv.sources.find((s: { path: string }) => s.path === from), path: to }
+    rec.sha256 = createHash('sha256').update(text).digest('hex')
+    rec.bytes = Buffer.byteLength(text)
+    delete rec.upstream
+    inv.sources.push(rec)
+  }
+  const mcu = 'pins/stm32/mcu/'
+  add(`${mcu}STM32F407V(E-G)Tx.xml`, `${mcu}STM32F417V(E-G)Tx.xml`, (s) => s.replace('RefName="STM32F407V(E-G)Tx"', 'RefName="STM32F417V(E-G)Tx"').replace('STM32F417_gpio_v1_0', 'STM32F417_gpio_v1_1'))
+  add(`${mcu}IP/GPIO-STM32F417_gpio_v1_0_Modes.xml`, `${mcu}IP/GPIO-STM32F417_gpio_v1_1_Modes.xml`, (s) => s)
+  writeFileSync(join(dir, 'sources.json'), JSON.stringify(inv))
+  return dir
+}
+
+/** Re-records `path` of the corpus in `dir` after editing it in place. */
+function editIn(dir: string, path: string, edit: (s: string) => string): void {
+  const text = edit(readFileSync(join(dir, path), 'utf8'))
+  writeFileSync(join(dir, path), text)
+  const inv = JSON.parse(readFileSync(join(dir, 'sources.json'), 'utf8'))
+  const rec = inv.sources.find((s: { path: string }) => s.path === path)
+  rec.sha256 = createHash('sha256').update(text).digest('hex')
+  rec.bytes = Buffer.byteLength(text)
+  writeFileSync(join(dir, 'sources.json'), JSON.stringify(inv))
+}
+
 const dbBytes = (dataDir: string, id: string) => readFileSync(new DataDir(dataDir).releaseDb(id))
 
 describe('incremental builds (parse cache)', () => {
@@ -60,6 +95,38 @@ describe('incremental builds (parse cache)', () => {
     expect(full.id).toBe(warm.id)
     expect(dbBytes(cold, full.id).equals(dbBytes(data, warm.id))).toBe(true)
     expect(readFileSync(new DataDir(cold).manifestPath(full.id), 'utf8')).toBe(readFileSync(new DataDir(data).manifestPath(warm.id), 'utf8'))
+  })
+
+  it('after one changed STM32 MCU file, parses only that file’s unit, and writes the same bytes as a full rebuild', async () => {
+    const corpus = withSecondMcu()
+    const data = tmp()
+    const first = await buildRelease({ inventory: corpus, dataDir: data, now: NOW })
+    expect(first.units).toEqual({ parsed: 4, cached: 0 })
+    const single = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: tmp(), now: NOW })
+    expect(first.manifest.counts.targets).toBe(single.manifest.counts.targets + 1)
+    editIn(corpus, 'pins/stm32/mcu/STM32F417V(E-G)Tx.xml', (s) => s.replace('<Voltage Max="3.6"', '<Voltage Max="3.5"'))
+    const warm = await buildRelease({ inventory: corpus, dataDir: data, now: NOW })
+    expect(warm.units).toEqual({ parsed: 1, cached: 3 })
+    expect(warm.id).not.toBe(first.id)
+    const cold = tmp()
+    const full = await buildRelease({ inventory: corpus, dataDir: cold, now: NOW })
+    expect(full.id).toBe(warm.id)
+    expect(dbBytes(cold, full.id).equals(dbBytes(data, warm.id))).toBe(true)
+    expect(readFileSync(new DataDir(cold).manifestPath(full.id), 'utf8')).toBe(readFileSync(new DataDir(data).manifestPath(warm.id), 'utf8'))
+  })
+
+  it('a RefName two STM32 units give keeps the first unit’s target, parts and facts, and says so', async () => {
+    const corpus = withSecondMcu()
+    editIn(corpus, 'pins/stm32/mcu/STM32F417V(E-G)Tx.xml', (s) => s.replace('RefName="STM32F417V(E-G)Tx"', 'RefName="STM32F407V(E-G)Tx"'))
+    const r = await buildRelease({ inventory: corpus, dataDir: tmp(), now: NOW })
+    const single = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: tmp(), now: NOW })
+    expect(r.units.parsed).toBe(4)
+    expect(r.manifest.counts.targets).toBe(single.manifest.counts.targets)
+    expect(r.problems.filter((p) => p.reason.includes('already given'))).toEqual([
+      { file: 'pins/stm32/mcu/STM32F417V(E-G)Tx.xml', reason: 'target stm32:STM32F407V(E-G)Tx already given by pins/stm32/mcu/STM32F407V(E-G)Tx.xml; skipped' }
+    ])
+    expect(r.manifest.counts.facts).toBe(single.manifest.counts.facts)
+    expect(r.manifest.counts.parts).toBe(single.manifest.counts.parts)
   })
 
   it('a changed adapter version changes the cache keys of that adapter’s units only', () => {

@@ -154,6 +154,18 @@ describe('stm32Adapter on fixtures', () => {
     expect(p[0]!.line).toBeGreaterThanOrEqual(3)
   })
 
+  it('groups each MCU file with the GPIO modes file it names, in path order; unnamed modes files alone', () => {
+    const orphan = artifact('pins/stm32/mcu/IP/GPIO-ORPHAN_gpio_v1_0_Modes.xml', Buffer.from('<IP Name="GPIO"/>'))
+    const groups = stm32Adapter.units!([...names.map(fixture), orphan]).map((g) => g.map((a) => a.path.replace('pins/stm32/mcu/', '')))
+    expect(groups).toEqual([
+      ['STM32T001K(6-8)Tx.xml', 'IP/GPIO-T001_gpio_v1_0_Modes.xml'],
+      // T002 names a modes file the inventory lacks, T003 is not XML: a run of their own.
+      ['STM32T002F(4-6)Px.xml', 'STM32T003BROKEN.xml'],
+      ['STM32T101C8Tx.xml', 'IP/GPIO-T101_gpio_v1_0_Modes.xml'],
+      ['IP/GPIO-ORPHAN_gpio_v1_0_Modes.xml']
+    ])
+  })
+
   it('declares its name and kinds', () => {
     expect(stm32Adapter.name).toBe('stm32-pin-data')
     expect(stm32Adapter.kinds).toEqual([MCU_KIND, GPIO_KIND])
@@ -396,6 +408,19 @@ describe('stm32Adapter on the corpus', () => {
         return { ...s, content }
       })
     result = stm32Adapter.parse(artifacts)
+  })
+
+  it('parses unit by unit to what it parses at once: many units, a shared modes file’s problems once', () => {
+    const groups = stm32Adapter.units!(artifacts)
+    expect(groups.length).toBeGreaterThan(artifacts.filter((a) => a.kind === GPIO_KIND).length)
+    expect(groups.flat().filter((a) => a.kind === MCU_KIND)).toHaveLength(artifacts.filter((a) => a.kind === MCU_KIND).length)
+    const parts = groups.map((g) => stm32Adapter.parse(g))
+    const concat = <K extends keyof AdapterResult>(k: K) => parts.flatMap((r) => r[k] as unknown[])
+    expect(concat('targets')).toEqual(result.targets)
+    expect(concat('parts')).toEqual(result.parts)
+    expect(concat('facts')).toEqual(result.facts)
+    const problems = [...new Map(concat('problems').map((p) => [JSON.stringify(p), p])).values()]
+    expect(problems).toEqual(result.problems)
   })
 
   it('reads every MCU file without problems', () => {
