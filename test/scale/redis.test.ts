@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -31,6 +31,33 @@ const hasRedisServer = (() => {
 const skipOutage = skip ?? skipReason('redis outage', hasRedisServer ? undefined : 'redis-server is not installed (a private instance is started and stopped for the outage test)')
 
 const WINDOW_MS = 60_000
+
+/**
+ * A Redis of its own on a free port (`.ci/services.sh` with a private SERVICES_DIR), so stopping
+ * or pausing it cannot disturb other suites using REDIS_URL. `stop` also removes its directory.
+ */
+async function privateRedis(): Promise<{ url: string; pid: number; services: (cmd: string) => string; stop: () => void }> {
+  const port = await new Promise<number>((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port
+      s.close(() => res(p))
+    })
+  })
+  const env = { ...process.env, REDIS_PORT: String(port), SERVICES_DIR: mkdtempSync(join(tmpdir(), 'hwfacts-redis-svc-')) }
+  const services = (cmd: string) => execFileSync('bash', [SERVICES, cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
+  const url = services('redis-start').match(/REDIS_URL=(\S+)/)![1]!
+  const pid = Number(readFileSync(join(env.SERVICES_DIR, `redis-${port}.pid`), 'utf8').trim())
+  return {
+    url,
+    pid,
+    services,
+    stop: () => {
+      services('redis-stop')
+      rmSync(env.SERVICES_DIR, { recursive: true, force: true })
+    }
+  }
+}
+
 
 interface Instance {
   app: FastifyInstance
@@ -138,31 +165,19 @@ describe.skipIf(skip !== undefined)('rate limits shared through Redis', () => {
 
 describe.skipIf(skipOutage !== undefined)('when Redis goes away', () => {
   let svc: Instance | undefined
-  let env: NodeJS.ProcessEnv
-  let url: string
+  let redis: Awaited<ReturnType<typeof privateRedis>> | undefined
   const k = key('outage')
-  const services = (cmd: string) => execFileSync('bash', [SERVICES, cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
 
   beforeAll(async () => {
-    // A private Redis on a free port, so stopping it cannot disturb other suites using REDIS_URL.
-    const port = await new Promise<number>((res) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port
-        s.close(() => res(p))
-      })
-    })
-    env = { ...process.env, REDIS_PORT: String(port), SERVICES_DIR: mkdtempSync(join(tmpdir(), 'hwfacts-redis-svc-')) }
-    url = services('redis-start').match(/REDIS_URL=(\S+)/)![1]!
+    redis = await privateRedis()
   })
   afterAll(async () => {
     await closeAll(svc)
-    if (env) {
-      services('redis-stop')
-      rmSync(env.SERVICES_DIR!, { recursive: true, force: true })
-    }
+    redis?.stop()
   })
 
   it('keeps answering without limits, reports it once, and enforces limits again when Redis returns', { timeout: 60_000 }, async () => {
+    const { url, services } = redis!
     svc = await instance(url, [k.record], 3)
     const s = svc
     expect((await get(s, k.secret)).statusCode).toBe(200)
@@ -192,34 +207,20 @@ describe.skipIf(skipOutage !== undefined)('when Redis goes away', () => {
 
 describe.skipIf(skipOutage !== undefined)('when Redis hangs (process stopped)', () => {
   let svc: Instance | undefined
-  let env: NodeJS.ProcessEnv
-  let url: string
-  let pid: number
+  let redis: Awaited<ReturnType<typeof privateRedis>> | undefined
   const k = key('hang')
-  const services = (cmd: string) => execFileSync('bash', [SERVICES, cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
 
   beforeAll(async () => {
-    // A private Redis on a free port: stopping its process cannot disturb other suites.
-    const port = await new Promise<number>((res) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port
-        s.close(() => res(p))
-      })
-    })
-    env = { ...process.env, REDIS_PORT: String(port), SERVICES_DIR: mkdtempSync(join(tmpdir(), 'hwfacts-redis-svc-')) }
-    url = services('redis-start').match(/REDIS_URL=(\S+)/)![1]!
-    pid = Number(execFileSync('cat', [join(env.SERVICES_DIR!, `redis-${port}.pid`)]).toString().trim())
+    redis = await privateRedis()
   })
   afterAll(async () => {
-    if (pid) process.kill(pid, 'SIGCONT')
+    if (redis) process.kill(redis.pid, 'SIGCONT')
     await closeAll(svc)
-    if (env) {
-      services('redis-stop')
-      rmSync(env.SERVICES_DIR!, { recursive: true, force: true })
-    }
+    redis?.stop()
   })
 
   it('fails open within milliseconds once Redis is known to hang, and limits again when it answers', { timeout: 60_000 }, async () => {
+    const { url, pid } = redis!
     svc = await instance(url, [k.record], 1000)
     const s = svc
     expect((await get(s, k.secret)).statusCode).toBe(200)
