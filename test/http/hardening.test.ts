@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
@@ -18,6 +17,7 @@ import { DataDir } from '../../src/store/layout.js'
 import { openSqliteRelease, STATEMENT_CACHE_MAX } from '../../src/store/sqlite/store.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { SAMPLE_CORPUS, sampleCorpusWithout } from '../helpers/sample-corpus.js'
+import { scratchDirs } from '../helpers/scratch.js'
 
 type Obj = Record<string, any>
 const PROBLEM_MEMBERS = ['code', 'detail', 'docUrl', 'error', 'message', 'param', 'request_id', 'requestId', 'status', 'title', 'type']
@@ -47,12 +47,7 @@ function partialCorpus(): string {
   return dir
 }
 
-const scratch: string[] = []
-function tmp(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix))
-  scratch.push(d)
-  return d
-}
+const tmp = scratchDirs()
 
 /** Promoted P (the sample corpus), an older complete release O, a partial release X. */
 let dataDir: string
@@ -71,7 +66,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await t?.close()
-  for (const d of scratch) rmSync(d, { recursive: true, force: true })
 })
 
 const restricted = () => t.keyFor({ releases: [] })

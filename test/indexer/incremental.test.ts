@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
 import { ENCODER } from '../../indexer/encode.js'
 import { readInventory, verifyArtifacts } from '../../indexer/inventory.js'
@@ -15,18 +14,12 @@ import { ADAPTERS } from '../../indexer/sources/index.js'
 import { DataDir } from '../../src/store/layout.js'
 import { readStoredFacts } from '../../src/store/sqlite/store.js'
 import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+import { scratchDirs } from '../helpers/scratch.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
-const scratch: string[] = []
-const tmp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hwfacts-inc-'))
-  scratch.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
-})
+const scratch = scratchDirs()
+const tmp = () => scratch('hwfacts-inc-')
 const NOW = () => new Date('2026-01-01T00:00:00.000Z')
 
 /** A copy of the sample corpus with one file edited and its inventory record updated. */

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease, type BuildResult } from '../../indexer/build.js'
 import { CurationError, loadCuration } from '../../indexer/curation/curation.js'
 import { HardwareFacts } from '../../src/service/facts.js'
@@ -11,17 +10,10 @@ import { DataDir } from '../../src/store/layout.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+import { scratchDirs } from '../helpers/scratch.js'
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures')
-const scratch: string[] = []
-const tmp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix))
-  scratch.push(d)
-  return d
-}
-afterAll(() => {
-  for (const d of scratch) rmSync(d, { recursive: true, force: true })
-})
+const tmp = scratchDirs()
 
 /** The sample corpus plus the given files (path in the inventory → bytes), with a curation file or none. */
 function corpusWith(files: Record<string, string | Buffer>, curation?: unknown): string {

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -13,19 +12,11 @@ import { InventoryError } from '../../indexer/inventory.js'
 import { DataDir } from '../../src/store/layout.js'
 import { openSqliteRelease, readStoredFacts } from '../../src/store/sqlite/store.js'
 import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+import { scratchDirs } from '../helpers/scratch.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const run = promisify(execFile)
-// Every scratch dir of this file, removed when it ends: release files are read-only, so force.
-const scratch: string[] = []
-const tmp = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hwfacts-'))
-  scratch.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
-})
+const tmp = scratchDirs()
 
 /** Runs the real CLI; resolves with its exit code and output instead of throwing. */
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
