@@ -10,16 +10,15 @@ import type { ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog } from './curation/catalog.js'
 import { loadCuration } from './curation/curation.js'
 import { catalogTargets, checkReach } from './curation/reach.js'
-import { INDEXER_FORMAT, packBlocks, scopedTerms, type EncodedChunk } from './encode.js'
+import { INDEXER_FORMAT, packBlocks, type EncodedChunk } from './encode.js'
+import { planChunks, writeTermsInWorker, type RangePlan } from './terms.js'
 import { fileSha256, readInventory, verifyArtifacts, writing } from './inventory.js'
-import { CacheReader, cachePath, pruneCache, type ChunkRef } from './parse-cache.js'
+import { cachePath, pruneCache } from './parse-cache.js'
 import { parseAll, parseUnits, type ParseStats } from './parse-units.js'
 import { TOKENIZER } from '../src/model/tokens.js'
 import { stopwatch } from './stopwatch.js'
 
 export { INDEXER_FORMAT } from './encode.js'
-
-const TERMS_BATCH = 32
 
 export interface BuildOptions {
   inventory: string
@@ -42,10 +41,8 @@ export interface BuildResult {
   units: ParseStats
 }
 
-/** A chunk without the facts whose ids `seen` has (a target given by two units): re-packed only if one goes. */
-function withoutSeen(c: EncodedChunk, seen: Set<string>): EncodedChunk {
-  const keep = c.ids.map((id) => !seen.has(id) && (seen.add(id), true))
-  if (keep.every(Boolean)) return c
+/** The chunk with only the facts `keep` marks: its bodies re-packed. */
+function keptOnly(c: EncodedChunk, keep: boolean[]): EncodedChunk {
   const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i])
   const bodies = c.blocks.flatMap((b) => unpackBodies(b))
   return {
@@ -124,27 +121,39 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   for (const s of summaries) for (const f of s.foreign) if (!known.has(f.target)) problems.push({ file: f.file, reason: `fact ${f.name} names unknown target ${f.target}` })
 
   // Canonical order: targets by key, each target's topics by name, each topic's chunks in unit order.
-  const plan = new Map<string, Map<Topic, Array<{ unit: number; ref: ChunkRef }>>>()
+  const byTarget = new Map<string, Map<Topic, RangePlan['chunks']>>()
   let total = 0
   summaries.forEach((s, unit) => {
     for (const ref of s.chunks) {
       if (!known.has(ref.target) || dropped.has(`${unit} ${ref.target}`)) continue
-      let byTopic = plan.get(ref.target)
-      if (!byTopic) plan.set(ref.target, (byTopic = new Map()))
+      let byTopic = byTarget.get(ref.target)
+      if (!byTopic) byTarget.set(ref.target, (byTopic = new Map()))
+      const chunk = { file: cachePath(data.root, units[unit]!.key), ref }
       const list = byTopic.get(ref.topic)
-      if (list) list.push({ unit, ref })
-      else byTopic.set(ref.topic, [{ unit, ref }])
+      if (list) list.push(chunk)
+      else byTopic.set(ref.topic, [chunk])
       total += ref.facts
     }
   })
   // The scope of a target's search terms: its ordinal among all targets by key.
-  const targetKeys = [...known].sort()
+  const plan: RangePlan[] = []
+  ;[...known].sort().forEach((target, ti) => {
+    const topics = byTarget.get(target)
+    for (const topic of [...(topics?.keys() ?? [])].sort()) {
+      const chunks = topics!.get(topic)!
+      plan.push({ target, topic, scope: scopedTermPrefix(ti, topic), chunks, dedupe: chunks.some((c) => c.file !== chunks[0]!.file) })
+    }
+  })
 
   const tmpDir = join(data.root, 'releases', `.build-${process.pid}-${Date.now()}`)
   const dbPath = join(tmpDir, 'release.sqlite')
+  const termsPath = join(tmpDir, 'terms.sqlite')
   let db: Database.Database | undefined
+  let terms: ReturnType<typeof writeTermsInWorker> | undefined
   try {
     writing(tmpDir, () => mkdirSync(tmpDir, { recursive: true }))
+    // The full-text index (about half the writing) is written meanwhile, in a worker, from the same plan.
+    terms = writeTermsInWorker(termsPath, plan)
     db = writing(dbPath, () => new Database(dbPath))
     const open = db
     const idHash = createHash('sha256').update(`hwfacts-release/2\n`)
@@ -158,67 +167,56 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       open.exec(SCHEMA)
       const insFact = open.prepare('INSERT INTO facts (ord, tt, name_key, package, revisions, tokens) VALUES (?, ?, ?, ?, ?, ?)')
       const insPeriph = open.prepare('INSERT OR IGNORE INTO fact_peripherals (peripheral, ord) VALUES (?, ?)')
-      const insTerms = open.prepare('INSERT INTO fact_terms (rowid, terms) VALUES (?, ?)')
-      // FTS rows go TERMS_BATCH to a statement: about half the cost of one statement per row.
-      const insTermsBatch = open.prepare(`INSERT INTO fact_terms (rowid, terms) VALUES ${Array(TERMS_BATCH).fill('(?, ?)').join(', ')}`)
-      const pendingTerms: Array<number | string> = []
       const insBody = open.prepare('INSERT INTO fact_bodies (first, data) VALUES (?, ?)')
       const insRange = open.prepare('INSERT INTO fact_ranges (tt, target, topic, first, last, scope) VALUES (?, ?, ?, ?, ?, ?)')
       open.transaction(() => {
         let ord = 0
-        let tt = 0
-        targetKeys.forEach((target, ti) => {
-          const topics = plan.get(target)
-          if (!topics) return
+        let first = 1
+        const endRange = (range: number) => {
+          const { target, topic, scope } = plan[range]!
+          const tt = range + 1
+          insRange.run(tt, target, topic, first, ord, scope)
+          idHash.update(`range ${tt} ${target} ${topic} ${first} ${ord} ${scope}\n`)
           const c0 = counts.get(target) ?? {}
           counts.set(target, c0)
-          for (const topic of [...topics.keys()].sort()) {
-            const refs = topics.get(topic)!
-            // Names are unique per target/topic/package: across units too, the first in canonical order wins.
-            const seen = refs.some((r) => r.unit !== refs[0]!.unit) ? new Set<string>() : undefined
-            const scope = scopedTermPrefix(ti, topic)
-            const first = ord + 1
-            tt++
-            for (const { unit, ref } of refs) {
-              const reader = new CacheReader(cachePath(data.root, units[unit]!.key))
-              let read: { chunk: EncodedChunk; meta: Buffer }
-              try {
-                read = reader.read(ref)
-              } finally {
-                reader.close()
-              }
-              let c = read.chunk
-              if (seen) c = withoutSeen(c, seen)
-              // The rows below are a function of the chunk's columns, its first ord, range and scope.
-              idHash.update(`chunk ${ord + 1} ${tt} ${scope}\n`).update(c === read.chunk ? read.meta : JSON.stringify({ ...c, blocks: undefined }))
-              c.blocks.forEach((b, i) => {
-                insBody.run(ord + 1 + i * BODY_BLOCK_FACTS, b)
-                idHash.update(b)
-              })
-              for (let i = 0; i < c.names.length; i++) {
-                ord++
-                const nameKey = c.names[i]!.toLowerCase()
-                insFact.run(ord, tt, nameKey, c.packages[i], c.revisions[i], c.tokens[i])
-                for (const p of c.peripherals[i]!) insPeriph.run(p, ord)
-                const terms = scopedTerms(c.terms[i]!, scope)
-                if (terms !== '' && pendingTerms.push(ord, terms) === 2 * TERMS_BATCH) {
-                  insTermsBatch.run(pendingTerms)
-                  pendingTerms.length = 0
-                }
-              }
-              progress('facts', ord, total)
-            }
-            insRange.run(tt, target, topic, first, ord, scope)
-            idHash.update(`range ${tt} ${target} ${topic} ${first} ${ord} ${scope}\n`)
-            c0[topic] = ord - first + 1
-            byTopic[topic] = (byTopic[topic] ?? 0) + ord - first + 1
+          c0[topic] = ord - first + 1
+          byTopic[topic] = (byTopic[topic] ?? 0) + ord - first + 1
+          first = ord + 1
+        }
+        let current = 0
+        for (const { range, chunk, meta, keep } of planChunks(plan)) {
+          for (; current < range; current++) endRange(current)
+          const tt = range + 1
+          const c = keep ? keptOnly(chunk, keep) : chunk
+          // The rows below are a function of the chunk's columns, its first ord, range and scope.
+          idHash.update(`chunk ${ord + 1} ${tt} ${plan[range]!.scope}\n`).update(keep ? JSON.stringify({ ...c, blocks: undefined }) : meta)
+          c.blocks.forEach((b, i) => {
+            insBody.run(ord + 1 + i * BODY_BLOCK_FACTS, b)
+            idHash.update(b)
+          })
+          for (let i = 0; i < c.names.length; i++) {
+            ord++
+            insFact.run(ord, tt, c.names[i]!.toLowerCase(), c.packages[i], c.revisions[i], c.tokens[i])
+            for (const p of c.peripherals[i]!) insPeriph.run(p, ord)
           }
-        })
-        for (let i = 0; i < pendingTerms.length; i += 2) insTerms.run(pendingTerms[i], pendingTerms[i + 1])
+          progress('facts', ord, total)
+        }
+        for (; current < plan.length; current++) endRange(current)
         factCount = ord
       })()
       open.exec(SCHEMA_INDEXES)
-      open.exec("INSERT INTO fact_terms (fact_terms) VALUES ('optimize')")
+    })
+    await terms.done
+    writing(dbPath, () => {
+      // The index's own tables, copied row for row (FTS5 keeps its segments as blobs in them); an
+      // FTS5 table's tables are read-only to SQL unless defensive mode is off.
+      open.unsafeMode(true)
+      open.prepare('ATTACH ? AS terms').run(termsPath)
+      open.exec('DELETE FROM fact_terms_data; INSERT INTO fact_terms_data SELECT * FROM terms.fact_terms_data ORDER BY id')
+      open.exec('DELETE FROM fact_terms_idx; INSERT INTO fact_terms_idx SELECT * FROM terms.fact_terms_idx ORDER BY segid, term')
+      open.exec('DETACH terms')
+      open.unsafeMode(false)
+      rmSync(termsPath)
       // Statistics, so the planner prefers the name index for name filters; from a sample of
       // the index (a full ANALYZE of millions of rows takes seconds and plans no better).
       open.pragma('analysis_limit = 2000')
@@ -286,6 +284,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     lap('write')
     return { id, manifest: withDigest, reused: false, problems, timingsMs: timings, units: stats }
   } catch (err) {
+    await terms?.stop()
     if (db?.open) db.close()
     rmSync(tmpDir, { recursive: true, force: true })
     throw err

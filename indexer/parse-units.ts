@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { ParseProblem } from '../src/model/fact.js'
 import { DataDir } from '../src/store/layout.js'
 import { encodeChunks, ENCODER } from './encode.js'
 import { archivedArtifact, WriteError, type ArtifactRef } from './inventory.js'
 import { CacheWriter, cachePath, readSummary, unitKey, type UnitSummary } from './parse-cache.js'
 import { ADAPTERS } from './sources/index.js'
+import { startWorker } from './workers.js'
 
 /** Artifacts one adapter parses together, apart from all others, and the key of its parse cache entry. */
 export interface ParseUnit {
@@ -87,7 +88,7 @@ export async function parseAll(units: readonly ParseUnit[], dataRoot: string, on
   const bytes = units.map((u) => u.artifacts.reduce((n, a) => n + a.bytes, 0))
   const queue = todo.sort((a, b) => bytes[b]! - bytes[a]! || a - b)
   const stats = { parsed: queue.length, cached: units.length - queue.length }
-  const workers = Array.from({ length: Math.min(queue.length, availableParallelism(), MAX_WORKERS) }, startWorker)
+  const workers = Array.from({ length: Math.min(queue.length, availableParallelism(), MAX_WORKERS) }, () => startWorker('parse-worker'))
   try {
     await Promise.all(
       workers.map(async (w) => {
@@ -101,17 +102,6 @@ export async function parseAll(units: readonly ParseUnit[], dataRoot: string, on
     await Promise.all(workers.map((w) => w.terminate()))
   }
   return { summaries, stats }
-}
-
-/**
- * A parse worker: compiled JavaScript in a build; run from TypeScript sources (tsx, tests), the
- * worker registers tsx's loader first, as a worker does not inherit its parent's module hooks.
- */
-function startWorker(): Worker {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js'
-  const entry = new URL(`./parse-worker${ext}`, import.meta.url)
-  if (ext === '.js') return new Worker(entry)
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`, { eval: true })
 }
 
 /** A worker's answer: the summary, or the error it met (a failed write keeps its one-line message). */

@@ -15,13 +15,16 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib'
  */
 export const SCHEMA_VERSION = 4
 
+/** The full-text index of search terms (rowid = ord); the indexer builds it apart, then copies its tables in. */
+export const TERMS_TABLE = `CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');`
+
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE fact_ranges (tt INTEGER PRIMARY KEY, target TEXT NOT NULL, topic TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, scope TEXT NOT NULL);
 CREATE TABLE facts (ord INTEGER PRIMARY KEY, tt INTEGER NOT NULL, name_key TEXT NOT NULL, package TEXT, revisions TEXT, tokens INTEGER NOT NULL);
 CREATE TABLE fact_bodies (first INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE fact_peripherals (peripheral TEXT NOT NULL, ord INTEGER NOT NULL, PRIMARY KEY (peripheral, ord)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');
+${TERMS_TABLE}
 `
 
 /** Made after the rows are in: one sorted build instead of an insert per row. */
