@@ -7,6 +7,7 @@ import { ApiKeyStore, generateKey } from './auth/keys.js'
 import { openBackends } from './backends.js'
 import { loadConfig, type Config } from './config.js'
 import { buildApp } from './http/app.js'
+import type { ReadinessCheck } from './http/routes/health.js'
 import { drainAndClose } from './http/drain.js'
 import { mcpRoute } from './mcp/route.js'
 import { HardwareFacts } from './service/facts.js'
@@ -45,10 +46,21 @@ export async function start(cfg: Config = loadConfig()) {
   const secret = cursorSecret(cfg.dataDir, cfg.cursorSecret)
   const backends = await openBackends(cfg)
   const facts = new HardwareFacts(backends.repo, secret.secret, { contextCacheBytes: cfg.contextCacheBytes, archiveRoot: cfg.dataDir })
-  // Ready means ready: the promoted release is open, its catalog indexed and its sources re-hashed
-  // before the port opens (other releases' sources on first use).
+  // Ready means ready: the promoted release is open (its file checked against its recorded digest)
+  // and its catalog indexed before the port opens. Its archived sources are re-hashed meanwhile in
+  // a worker thread: /readyz's `sources` check says how far that is, and answers reporting
+  // `checksumVerified` wait for it (other releases' sources are re-hashed on first use).
+  const promoted = await facts.store().catch(() => undefined)
+  if (promoted) void facts.sourceChecks.of(promoted.manifest)
   await facts.warm()
-  await facts.store().then((s) => facts.sourceChecks.of(s.manifest), () => undefined)
+  const sourcesCheck: ReadinessCheck = {
+    name: 'sources',
+    critical: false,
+    check: async () => {
+      const id = await backends.repo.promotedId()
+      return (id && facts.sourceChecks.status(id)) || { ok: true, detail: `the archived sources of release ${id ?? '(none)'} are re-hashed on first use` }
+    }
+  }
   const app = await buildApp({
     facts,
     keys,
@@ -56,7 +68,7 @@ export async function start(cfg: Config = loadConfig()) {
     rateLimit: cfg.rateLimit,
     timeouts: cfg.timeouts,
     authFailures: cfg.authFailures,
-    readinessChecks: backends.readinessChecks,
+    readinessChecks: [...backends.readinessChecks, sourcesCheck],
     ...(backends.rateLimitStore ? { rateLimitStore: backends.rateLimitStore } : {}),
     ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
     plugins: [mcpRoute({ maxBytes: cfg.mcpMaxBytes, publicUrl: cfg.publicUrl })]

@@ -248,7 +248,7 @@ export class HardwareFacts {
     }
   }
 
-  private sourcesOf(store: ReleaseStore, keys: Iterable<string>): Array<SourceRecord & { targets: string[]; trust: Record<string, unknown> }> {
+  private async sourcesOf(store: ReleaseStore, keys: Iterable<string>): Promise<Array<SourceRecord & { targets: string[]; trust: Record<string, unknown> }>> {
     const ix = this.index(store)
     const byPath = new Map<string, string[]>()
     for (const k of keys) {
@@ -258,7 +258,7 @@ export class HardwareFacts {
       if (!list.includes(k)) list.push(k)
       byPath.set(t.sourcePath, list)
     }
-    const checks = this.sourceChecks.of(store.manifest)
+    const checks = await this.sourceChecks.of(store.manifest)
     return store.manifest.sources
       .filter((s) => byPath.has(s.path))
       .map((s) => ({
@@ -286,7 +286,7 @@ export class HardwareFacts {
       status: single ? 'found' : r.matches.length === 0 ? 'not_found' : 'ambiguous',
       match: r.matches[0]?.how ?? null,
       documents,
-      sources: single ? this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)) : [],
+      sources: single ? await this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)) : [],
       ...(single ? {} : { candidates: this.candidates(r.ranked, DEFAULT_CANDIDATES), candidateCount: r.ranked.length }),
       ...(r.matches.length === 0 ? { suggestions: ix.suggestions(r.key) } : {})
     }
@@ -331,7 +331,7 @@ export class HardwareFacts {
       part: p.part,
       status: r.status,
       topics: byTopic,
-      sources: this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)),
+      sources: await this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }

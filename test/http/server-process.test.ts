@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
 import { generateKey } from '../../src/auth/keys.js'
 import { DataDir } from '../../src/store/layout.js'
+import type { ReleaseManifest } from '../../src/store/types.js'
 import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
 /** src/server.ts as an operator runs it: its own process, configured by the environment, stopped by signals. */
@@ -97,5 +98,43 @@ describe('src/server.ts', () => {
     agent.destroy()
     expect(failures).toEqual([])
     expect(drained).toBe(8)
+  })
+
+  it('listens while its archived sources are re-hashed; /readyz then says which do not match, and /v1/sources never calls them verified', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hwfacts-proc-src-'))
+    try {
+      const data = new DataDir(dir)
+      const id = (await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: dir })).id
+      data.promote(id)
+      const m = JSON.parse(readFileSync(data.manifestPath(id), 'utf8')) as ReleaseManifest
+      const svd = m.sources.find((x) => x.path === 'svd/STMicro/STM32F407.svd')!
+      const archived = join(dir, svd.archivePath)
+      chmodSync(archived, 0o644)
+      appendFileSync(archived, ' ')
+      const file = join(dir, 'keys.json')
+      writeFileSync(file, JSON.stringify({ keys: [key.record] }))
+      const s = serve({ HWFACTS_DATA_DIR: dir, HWFACTS_API_KEYS_FILE: file })
+      try {
+        const base = await s.url
+        let ready: { status: string; checks: Record<string, { ok: boolean; critical?: boolean; detail?: string }> }
+        for (;;) {
+          ready = await (await fetch(`${base}/readyz`)).json()
+          if (!/^re-hashing/.test(ready.checks.sources?.detail ?? '')) break
+          await new Promise((r) => setTimeout(r, 20))
+        }
+        // Not critical: the facts are still served; their sources say they are not verified.
+        expect(ready.status).toBe('ok')
+        expect(ready.checks.sources).toEqual({ ok: false, critical: false, detail: `${m.sources.length} archived sources of release ${id} re-hashed; 1 do not match their inventory sha256 or are missing (first: ${svd.path})` })
+        const r = await (await fetch(`${base}/v1/sources?part=STM32F407VG`, { headers: { authorization: `Bearer ${key.secret}` } })).json()
+        const trust = (r as { sources: Array<{ path: string; trust: { checksumVerified: boolean; checksumNote: string } }> }).sources.map((x) => [x.path, x.trust.checksumVerified])
+        expect(trust).toContainEqual([svd.path, false])
+        expect(trust.filter(([, ok]) => ok).length).toBe(trust.length - 1)
+      } finally {
+        s.proc.kill('SIGINT')
+        await s.exit
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
