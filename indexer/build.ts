@@ -13,7 +13,7 @@ import { catalogTargets, checkReach } from './curation/reach.js'
 import { INDEXER_FORMAT, packBlocks, type EncodedChunk } from './encode.js'
 import { planChunks, writeTermsInWorker, type RangePlan } from './terms.js'
 import { fileSha256, readInventory, verifyArtifacts, writing } from './inventory.js'
-import { cachePath, pruneCache } from './parse-cache.js'
+import { cachePath, pruneCache, splitTerms } from './parse-cache.js'
 import { parseAll, parseUnits, type ParseStats } from './parse-units.js'
 import { TOKENIZER } from '../src/model/tokens.js'
 import { stopwatch } from './stopwatch.js'
@@ -42,7 +42,7 @@ export interface BuildResult {
 }
 
 /** The chunk with only the facts `keep` marks: its bodies re-packed. */
-function keptOnly(c: EncodedChunk, keep: boolean[]): EncodedChunk {
+function keptOnly(c: Omit<EncodedChunk, 'terms'>, keep: boolean[]): Omit<EncodedChunk, 'terms'> {
   const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i])
   const bodies = c.blocks.flatMap((b) => unpackBodies(b))
   return {
@@ -54,7 +54,6 @@ function keptOnly(c: EncodedChunk, keep: boolean[]): EncodedChunk {
     revisions: pick(c.revisions),
     tokens: pick(c.tokens),
     peripherals: pick(c.peripherals),
-    terms: pick(c.terms),
     blocks: packBlocks(pick(bodies))
   }
 }
@@ -184,12 +183,20 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
           first = ord + 1
         }
         let current = 0
-        for (const { range, chunk, meta, keep } of planChunks(plan)) {
+        const chunks = planChunks(
+          plan,
+          (reader, ref) => reader.readColumns(ref),
+          (v) => v.chunk.ids
+        )
+        for (const { range, value, keep } of chunks) {
           for (; current < range; current++) endRange(current)
           const tt = range + 1
-          const c = keep ? keptOnly(chunk, keep) : chunk
-          // The rows below are a function of the chunk's columns, its first ord, range and scope.
-          idHash.update(`chunk ${ord + 1} ${tt} ${plan[range]!.scope}\n`).update(keep ? JSON.stringify({ ...c, blocks: undefined }) : meta)
+          const c = keep ? keptOnly(value.chunk, keep) : value.chunk
+          // The rows below (and the terms the terms writer indexes) are a function of the chunk's
+          // columns and terms, its first ord, range and scope.
+          const columns = keep ? Buffer.from(JSON.stringify({ ...c, blocks: undefined })) : value.columns
+          const terms = keep ? Buffer.from(splitTerms(value.terms.toString('utf8')).filter((_, i) => keep[i]).join('\n')) : value.terms
+          idHash.update(`chunk ${ord + 1} ${tt} ${plan[range]!.scope} ${columns.length} ${terms.length}\n`).update(columns).update(terms)
           c.blocks.forEach((b, i) => {
             insBody.run(ord + 1 + i * BODY_BLOCK_FACTS, b)
             idHash.update(b)

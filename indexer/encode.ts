@@ -27,7 +27,7 @@ export interface EncodedFact {
   body: string
   /** Upper-cased, for the `peripheral` filter. */
   peripherals: string[]
-  /** The fact's search terms, space-separated and not yet scoped to its target (see scopedTerms). */
+  /** The fact's search terms, space-separated and not yet scoped to its target (see writeTerms). */
   terms: string
 }
 
@@ -63,11 +63,6 @@ export function encodeFact(f: FactDraft): EncodedFact {
   }
 }
 
-/** The terms as the fts table indexes them: each one prefixed with its target and topic scope. */
-export function scopedTerms(terms: string, scope: string): string {
-  return terms === '' ? '' : scope + terms.replaceAll(' ', ' ' + scope)
-}
-
 /**
  * Up to CHUNK_FACTS facts of one target and topic, in document order, as the release stores them:
  * per-fact columns, and the bodies already packed into blocks (schema.ts). What a parse worker
@@ -82,7 +77,7 @@ export interface EncodedChunk {
   revisions: Array<string | null>
   tokens: number[]
   peripherals: string[][]
-  /** Search terms, space-separated, not yet scoped to the target (see scopedTerms). */
+  /** Search terms, space-separated, not yet scoped to the target (see writeTerms). */
   terms: string[]
   /** The bodies, BODY_BLOCK_FACTS to a block. */
   blocks: Buffer[]

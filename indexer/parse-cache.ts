@@ -13,10 +13,12 @@ import { writing } from './inventory.js'
  * parses only the units whose entry is missing, and copies every unit's chunks from here into the
  * release in canonical order, so the release is the same whether a unit was parsed now or before.
  *
- * File: MAGIC, then per chunk `u32 meta length, meta JSON, u32 block count, (u32 length, block)*`,
- * then the summary JSON, its u32 length and MAGIC. An entry that does not end so is a miss.
+ * File: MAGIC, then per chunk `u32 length, columns JSON, u32 length, terms, u32 block count,
+ * (u32 length, block)*`, then the summary JSON, its u32 length and MAGIC. An entry that does not end
+ * so is a miss. The terms (half a chunk's columns) are apart, one fact's to a line: the facts writer
+ * never decodes them, the terms writer reads nothing else.
  */
-const MAGIC = Buffer.from('hwfacts-parse-cache/1\n')
+const MAGIC = Buffer.from('hwfacts-parse-cache/2\n')
 
 /** Where one chunk lies in its unit's cache file. */
 export interface ChunkRef {
@@ -85,10 +87,12 @@ export class CacheWriter {
   }
 
   chunk(c: EncodedChunk): void {
-    const { blocks, ...meta } = c
-    const json = Buffer.from(JSON.stringify(meta))
+    const { blocks, terms, ...columns } = c
+    const json = Buffer.from(JSON.stringify(columns))
+    // Terms are [a-z0-9 ]: a line break never occurs in them.
+    const text = Buffer.from(terms.join('\n'))
     const start = this.offset
-    const bufs: Buffer[] = [u32(json.length), json, u32(blocks.length)]
+    const bufs: Buffer[] = [u32(json.length), json, u32(text.length), text, u32(blocks.length)]
     for (const b of blocks) bufs.push(u32(b.length), b)
     this.write(bufs)
     this.chunks.push({ target: c.target, topic: c.topic, facts: c.names.length, offset: start, bytes: this.offset - start })
@@ -153,6 +157,15 @@ export class CacheReadError extends Error {
   }
 }
 
+/** A chunk as the facts writer reads it: everything but the terms decoded, and the stored bytes (what the release id digests). */
+export interface ChunkColumns {
+  chunk: Omit<EncodedChunk, 'terms'>
+  /** The columns JSON as stored. */
+  columns: Buffer
+  /** The terms as stored, one fact's to a line. */
+  terms: Buffer
+}
+
 /** Reads chunks of one entry. */
 export class CacheReader {
   private readonly fd: number
@@ -165,35 +178,56 @@ export class CacheReader {
     }
   }
 
-  /** The chunk, and the bytes of its per-fact columns as stored (what the release's id digests). */
-  read(ref: ChunkRef): { chunk: EncodedChunk; meta: Buffer } {
+  private guard<T>(f: () => T): T {
     try {
-      return this.readChunk(ref)
+      return f()
     } catch (err) {
       throw new CacheReadError(this.file, err)
     }
   }
 
-  private readChunk(ref: ChunkRef): { chunk: EncodedChunk; meta: Buffer } {
-    const b = readAt(this.fd, ref.offset, ref.bytes)
-    let at = 0
-    const next = () => {
-      const len = b.readUInt32LE(at)
+  /** The whole chunk. */
+  read(ref: ChunkRef): EncodedChunk {
+    const { chunk, terms } = this.readColumns(ref)
+    return { ...chunk, terms: splitTerms(terms.toString('utf8')) }
+  }
+
+  readColumns(ref: ChunkRef): ChunkColumns {
+    return this.guard(() => {
+      const b = readAt(this.fd, ref.offset, ref.bytes)
+      let at = 0
+      const next = () => {
+        const len = b.readUInt32LE(at)
+        at += 4
+        return b.subarray((at += len) - len, at)
+      }
+      const columns = next()
+      const terms = next()
+      const count = b.readUInt32LE(at)
       at += 4
-      return b.subarray((at += len) - len, at)
-    }
-    const raw = next()
-    const meta = JSON.parse(raw.toString('utf8')) as Omit<EncodedChunk, 'blocks'>
-    const count = b.readUInt32LE(at)
-    at += 4
-    const blocks: Buffer[] = []
-    for (let i = 0; i < count; i++) blocks.push(next())
-    return { chunk: { ...meta, blocks }, meta: raw }
+      const blocks: Buffer[] = []
+      for (let i = 0; i < count; i++) blocks.push(next())
+      return { chunk: { ...(JSON.parse(columns.toString('utf8')) as Omit<EncodedChunk, 'terms' | 'blocks'>), blocks }, columns, terms }
+    })
+  }
+
+  /** Only the chunk's terms, one fact's to a line. */
+  readTerms(ref: ChunkRef): string {
+    return this.guard(() => {
+      const columns = readAt(this.fd, ref.offset, 4).readUInt32LE(0)
+      const at = ref.offset + 4 + columns
+      return readAt(this.fd, at + 4, readAt(this.fd, at, 4).readUInt32LE(0)).toString('utf8')
+    })
   }
 
   close(): void {
     closeSync(this.fd)
   }
+}
+
+/** The terms of each fact, from their stored lines. */
+export function splitTerms(text: string): string[] {
+  return text.split('\n')
 }
 
 /** Entries no build has used for this long are removed after a build. */

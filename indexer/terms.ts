@@ -1,9 +1,8 @@
 import type { Topic } from '../src/model/fact.js'
 import Database from 'better-sqlite3'
 import { TERMS_TABLE } from '../src/store/sqlite/schema.js'
-import { scopedTerms, type EncodedChunk } from './encode.js'
 import { WriteError, writing } from './inventory.js'
-import { CacheReader, type ChunkRef } from './parse-cache.js'
+import { CacheReader, splitTerms, type ChunkRef } from './parse-cache.js'
 import { startWorker } from './workers.js'
 
 /** One target and topic's facts as the release stores them: contiguous ords, from these chunks in this order. */
@@ -17,39 +16,43 @@ export interface RangePlan {
   dedupe: boolean
 }
 
-export interface PlannedChunk {
+export interface PlannedChunk<T> {
   /** Index of the chunk's range in the plan. */
   range: number
-  chunk: EncodedChunk
-  /** The chunk's per-fact columns as stored in the cache (what the release id digests). */
-  meta: Buffer
+  /** What `read` took of the chunk. */
+  value: T
   /** Which of the chunk's facts are kept; undefined when all are. */
   keep: boolean[] | undefined
 }
 
 /**
- * The chunks of a plan in release order, read from the parse cache, with the facts each keeps: the one
- * walk the facts writer and the terms writer both make, so their ords agree (the n-th kept fact is ord n).
+ * The chunks of a plan in release order, each as `read` takes it from the parse cache, with the facts
+ * each keeps: the one walk the facts writer and the terms writer both make, so their ords agree (the
+ * n-th kept fact is ord n). `ids` gives a chunk's fact ids, asked only where a range dedupes.
  */
-export function* planChunks(plan: readonly RangePlan[]): Generator<PlannedChunk> {
+export function* planChunks<T>(
+  plan: readonly RangePlan[],
+  read: (reader: CacheReader, ref: ChunkRef) => T,
+  ids: (value: T, reader: CacheReader, ref: ChunkRef) => string[]
+): Generator<PlannedChunk<T>> {
   for (let range = 0; range < plan.length; range++) {
     const r = plan[range]!
     const seen = r.dedupe ? new Set<string>() : undefined
     for (const { file, ref } of r.chunks) {
       const reader = new CacheReader(file)
-      let read: { chunk: EncodedChunk; meta: Buffer }
+      let value: T
+      let keep: boolean[] | undefined
       try {
-        read = reader.read(ref)
+        value = read(reader, ref)
+        if (seen) {
+          // Names are unique per target/topic/package: across units too, the first in release order wins.
+          keep = ids(value, reader, ref).map((id) => !seen.has(id) && (seen.add(id), true))
+          if (keep.every(Boolean)) keep = undefined
+        }
       } finally {
         reader.close()
       }
-      let keep: boolean[] | undefined
-      if (seen) {
-        // Names are unique per target/topic/package: across units too, the first in release order wins.
-        keep = read.chunk.ids.map((id) => !seen.has(id) && (seen.add(id), true))
-        if (keep.every(Boolean)) keep = undefined
-      }
-      yield { range, chunk: read.chunk, meta: read.meta, keep }
+      yield { range, value, keep }
     }
   }
 }
@@ -75,12 +78,20 @@ export function writeTerms(file: string, plan: readonly RangePlan[]): void {
       const pending: Array<number | string> = []
       db.transaction(() => {
         let ord = 0
-        for (const { range, chunk, keep } of planChunks(plan)) {
+        const chunks = planChunks(
+          plan,
+          (reader, ref) => reader.readTerms(ref),
+          (_, reader, ref) => reader.readColumns(ref).chunk.ids
+        )
+        for (const { range, value, keep } of chunks) {
           const scope = plan[range]!.scope
-          chunk.terms.forEach((t, i) => {
+          // Scoped all at once: each line's terms prefixed (an empty line, a fact without terms, stays empty).
+          const lines = splitTerms(value.replaceAll(' ', ' ' + scope).replaceAll('\n', '\n' + scope))
+          lines[0] = scope + lines[0]
+          lines.forEach((t, i) => {
             if (keep && !keep[i]) return
             ord++
-            if (t !== '' && pending.push(ord, scopedTerms(t, scope)) === 2 * TERMS_BATCH) {
+            if (t !== scope && pending.push(ord, t) === 2 * TERMS_BATCH) {
               insBatch.run(pending)
               pending.length = 0
             }

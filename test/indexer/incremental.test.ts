@@ -145,7 +145,7 @@ describe('incremental builds (parse cache)', () => {
     const file = cachePath(b, unit.key)
     const summary = readSummary(file)!
     const reader = new CacheReader(file)
-    const chunks = summary.chunks.map((ref) => reader.read(ref).chunk)
+    const chunks = summary.chunks.map((ref) => reader.read(ref))
     reader.close()
     chunks[0]!.tokens[0]! += 1
     const w = new CacheWriter(file)
