@@ -66,7 +66,9 @@ function keptOnly(c: Omit<EncodedChunk, 'terms'>, keep: boolean[]): Omit<Encoded
  *     writes its encoded facts to the cache and returns only a summary (targets, parts, problems);
  *  3. facts: the units' chunks are copied from the cache into `release.sqlite`, in canonical
  *     order (targets by key, topics by name, then unit and document order), chunk by chunk;
- *  4. the catalog is built from the summaries; the id is a digest of everything written.
+ *     meanwhile a worker writes the full-text index from the same plan into a file of its own;
+ *  4. terms: the full-text index's tables are copied in once the worker is done;
+ *  5. the catalog is built from the summaries; the id is a digest of everything written.
  * So the release is the same whatever the workers' timing and whichever units came from the cache.
  * A failed write ends with a WriteError naming the file; nothing of the release is left behind.
  */
@@ -213,6 +215,8 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       })()
       open.exec(SCHEMA_INDEXES)
     })
+    lap('facts')
+    // What is left of the terms writer's work once the other tables are written, and the copy.
     await terms.done
     writing(dbPath, () => {
       // The index's own tables, copied row for row (FTS5 keeps its segments as blobs in them); an
@@ -233,7 +237,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       for (const t of ['sqlite_stat1', 'sqlite_stat4'])
         if (open.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(t)) idHash.update(JSON.stringify(open.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).raw().all()))
     })
-    lap('facts')
+    lap('terms')
 
     const built = buildCatalog({ targets: catalogTargets(artifacts, targets, problems, counts), parts }, curation)
     const catalog: ReleaseCatalog = built.catalog
