@@ -72,6 +72,9 @@ export function writeTerms(file: string, plan: readonly RangePlan[]): void {
       db.pragma('synchronous = OFF')
       db.pragma('cache_size = -65536')
       db.exec(TERMS_TABLE)
+      // No merging while the rows go in ('optimize' merges everything once at the end): 13% less
+      // CPU for the core corpus's index. A setting of this file only: the release gets the tables.
+      db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('automerge', 0)")
       const insOne = db.prepare('INSERT INTO fact_terms (rowid, terms) VALUES (?, ?)')
       // TERMS_BATCH rows to a statement: about half the cost of one statement per row.
       const insBatch = db.prepare(`INSERT INTO fact_terms (rowid, terms) VALUES ${Array(TERMS_BATCH).fill('(?, ?)').join(', ')}`)
