@@ -46,13 +46,9 @@ export async function start(cfg: Config = loadConfig()) {
   const secret = cursorSecret(cfg.dataDir, cfg.cursorSecret)
   const backends = await openBackends(cfg)
   const facts = new HardwareFacts(backends.repo, secret.secret, { contextCacheBytes: cfg.contextCacheBytes, archiveRoot: cfg.dataDir })
-  // Ready means ready: the promoted release is open (its file checked against its recorded digest)
-  // and its catalog indexed before the port opens. Its archived sources are re-hashed meanwhile in
-  // a worker thread: /readyz's `sources` check says how far that is, and answers reporting
-  // `checksumVerified` wait for it (other releases' sources are re-hashed on first use).
-  const promoted = await facts.store().catch(() => undefined)
-  if (promoted) void facts.sourceChecks.of(promoted.manifest)
-  await facts.warm()
+  // The promoted release is opened (its file hashed in a worker thread) while this thread builds the
+  // app, which takes about as long (compiling the routes' schemas).
+  const opening = facts.store().catch(() => undefined)
   const sourcesCheck: ReadinessCheck = {
     name: 'sources',
     critical: false,
@@ -73,6 +69,13 @@ export async function start(cfg: Config = loadConfig()) {
     ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
     plugins: [mcpRoute({ maxBytes: cfg.mcpMaxBytes, publicUrl: cfg.publicUrl })]
   })
+  // Ready means ready: the promoted release is open (its file checked against its recorded digest)
+  // and its catalog indexed before the port opens. Its archived sources are re-hashed meanwhile in
+  // a worker thread: /readyz's `sources` check says how far that is, and answers reporting
+  // `checksumVerified` wait for it (other releases' sources are re-hashed on first use).
+  const promoted = await opening
+  if (promoted) void facts.sourceChecks.of(promoted.manifest)
+  await facts.warm()
   app.log.info(`cursor secret: ${secret.source}${cfg.cursorSecret ? '' : ' (set HWFACTS_CURSOR_SECRET for cursors shared by several instances)'}`)
   // SIGHUP re-reads the keys file; a wrong file keeps the keys in use.
   process.on('SIGHUP', () => {
