@@ -137,4 +137,27 @@ describe('src/server.ts', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it('does not start on a promoted release file that does not match its recorded digest: nothing of it is ever served', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hwfacts-proc-db-'))
+    try {
+      const data = new DataDir(dir)
+      const id = (await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: dir })).id
+      data.promote(id)
+      // One byte of a body block changed: the file is still a readable SQLite database of the same size.
+      const db = data.releaseDb(id)
+      const bytes = readFileSync(db)
+      bytes[bytes.length - 100] ^= 1
+      chmodSync(db, 0o644)
+      writeFileSync(db, bytes)
+      const file = join(dir, 'keys.json')
+      writeFileSync(file, JSON.stringify({ keys: [key.record] }))
+      const s = serve({ HWFACTS_DATA_DIR: dir, HWFACTS_API_KEYS_FILE: file })
+      expect(await s.exit).toBe(1)
+      expect(s.output()).toMatch(new RegExp(`Corpus release ${id} is not served: release.sqlite has sha256 [0-9a-f]{64}; its manifest records [0-9a-f]{64}`))
+      expect(s.output()).not.toMatch(/listening/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
