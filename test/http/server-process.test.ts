@@ -147,7 +147,8 @@ describe('src/server.ts', () => {
       // One byte of a body block changed: the file is still a readable SQLite database of the same size.
       const db = data.releaseDb(id)
       const bytes = readFileSync(db)
-      bytes[bytes.length - 100] ^= 1
+      const at = bytes.length - 100
+      bytes[at] = bytes[at]! ^ 1
       chmodSync(db, 0o644)
       writeFileSync(db, bytes)
       const file = join(dir, 'keys.json')
