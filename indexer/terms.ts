@@ -121,6 +121,8 @@ export function writeTermsInWorker(file: string, plan: readonly RangePlan[]): { 
     w.once('error', reject)
     w.once('exit', (code) => reject(new Error(`terms worker exited with code ${code}`)))
   }).finally(() => w.terminate())
+  // Awaited only once the other tables are written; a build that fails before then never awaits it.
+  done.catch(() => {})
   w.postMessage({ file, plan })
   return { done, stop: () => w.terminate().then(() => undefined) }
 }
