@@ -13,7 +13,8 @@ import { catalogTargets, checkReach } from './curation/reach.js'
 import { INDEXER_FORMAT, packBlocks, type EncodedChunk } from './encode.js'
 import { planChunks, writeTermsInWorker, type RangePlan } from './terms.js'
 import { fileSha256, readInventory, verifyArtifacts, writing } from './inventory.js'
-import { cachePath, pruneCache, splitTerms } from './parse-cache.js'
+import { cachePath, pruneCache } from './parse-cache.js'
+import { hashFile } from '../src/store/hash-files.js'
 import { parseAll, parseUnits, type ParseStats } from './parse-units.js'
 import { TOKENIZER } from '../src/model/tokens.js'
 import { stopwatch } from './stopwatch.js'
@@ -157,7 +158,6 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     terms = writeTermsInWorker(termsPath, plan)
     db = writing(dbPath, () => new Database(dbPath))
     const open = db
-    const idHash = createHash('sha256').update(`hwfacts-release/2\n`)
     const counts = new Map<string, Partial<Record<Topic, number>>>()
     const byTopic: Partial<Record<Topic, number>> = {}
     let factCount = 0
@@ -177,7 +177,6 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
           const { target, topic, scope } = plan[range]!
           const tt = range + 1
           insRange.run(tt, target, topic, first, ord, scope)
-          idHash.update(`range ${tt} ${target} ${topic} ${first} ${ord} ${scope}\n`)
           const c0 = counts.get(target) ?? {}
           counts.set(target, c0)
           c0[topic] = ord - first + 1
@@ -194,15 +193,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
           for (; current < range; current++) endRange(current)
           const tt = range + 1
           const c = keep ? keptOnly(value.chunk, keep) : value.chunk
-          // The rows below (and the terms the terms writer indexes) are a function of the chunk's
-          // columns and terms, its first ord, range and scope.
-          const columns = keep ? Buffer.from(JSON.stringify({ ...c, blocks: undefined })) : value.columns
-          const terms = keep ? Buffer.from(splitTerms(value.terms.toString('utf8')).filter((_, i) => keep[i]).join('\n')) : value.terms
-          idHash.update(`chunk ${ord + 1} ${tt} ${plan[range]!.scope} ${columns.length} ${terms.length}\n`).update(columns).update(terms)
-          c.blocks.forEach((b, i) => {
-            insBody.run(ord + 1 + i * BODY_BLOCK_FACTS, b)
-            idHash.update(b)
-          })
+          c.blocks.forEach((b, i) => insBody.run(ord + 1 + i * BODY_BLOCK_FACTS, b))
           for (let i = 0; i < c.names.length; i++) {
             ord++
             insFact.run(ord, tt, c.names[i]!.toLowerCase(), c.packages[i], c.revisions[i], c.tokens[i])
@@ -232,12 +223,12 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       // the index (a full ANALYZE of millions of rows takes seconds and plans no better).
       open.pragma('analysis_limit = 2000')
       open.exec('ANALYZE facts')
-      // The statistics are written too; and SQLite's version shapes the full-text index's pages.
-      idHash.update(`sqlite ${open.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()!.v}\n`)
-      for (const t of ['sqlite_stat1', 'sqlite_stat4'])
-        if (open.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(t)) idHash.update(JSON.stringify(open.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).raw().all()))
     })
     lap('terms')
+    // Every statement so far has committed (journal off: each commit writes its pages to the file).
+    // The file as it stands is hashed in a worker while this thread builds the catalog.
+    const written = hashFile(dbPath)
+    written.catch(() => {})
 
     const built = buildCatalog({ targets: catalogTargets(artifacts, targets, problems, counts), parts }, curation)
     const catalog: ReleaseCatalog = built.catalog
@@ -265,9 +256,17 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       problems,
       coverageNotes: built.notes
     }
-    // The id names what is written: every row above, the catalog and the manifest's content.
-    // The curation file's own bytes too: an entry that changes nothing derived still names another curation.
-    const id = idHash.update(catalogJson).update(curationRaw).update(JSON.stringify(content)).digest('hex').slice(0, 16)
+    // The id names what is written: the release file's bytes before its meta rows (every table and
+    // index, as this code and this SQLite laid them out), the catalog and the manifest's content,
+    // which the meta rows add. The curation file's own bytes too: an entry that changes nothing
+    // derived still names another curation.
+    const id = createHash('sha256')
+      .update(`hwfacts-release/3\n${await written}\n`)
+      .update(catalogJson)
+      .update(curationRaw)
+      .update(JSON.stringify(content))
+      .digest('hex')
+      .slice(0, 16)
 
     if (existsSync(data.manifestPath(id))) {
       db.close()
