@@ -69,7 +69,8 @@ function keptOnly(c: Omit<EncodedChunk, 'terms'>, keep: boolean[]): Omit<Encoded
  *     order (targets by key, topics by name, then unit and document order), chunk by chunk;
  *     meanwhile a worker writes the full-text index from the same plan into a file of its own;
  *  4. terms: the full-text index's tables are copied in once the worker is done;
- *  5. the catalog is built from the summaries; the id is a digest of everything written.
+ *  5. the catalog is built from the summaries; the id is a digest of everything written (the file's
+ *     bytes, the catalog and the manifest's content).
  * So the release is the same whatever the workers' timing and whichever units came from the cache.
  * A failed write ends with a WriteError naming the file; nothing of the release is left behind.
  */
@@ -187,12 +188,12 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
         const chunks = planChunks(
           plan,
           (reader, ref) => reader.readColumns(ref),
-          (v) => v.chunk.ids
+          (c) => c.ids
         )
         for (const { range, value, keep } of chunks) {
           for (; current < range; current++) endRange(current)
           const tt = range + 1
-          const c = keep ? keptOnly(value.chunk, keep) : value.chunk
+          const c = keep ? keptOnly(value, keep) : value
           c.blocks.forEach((b, i) => insBody.run(ord + 1 + i * BODY_BLOCK_FACTS, b))
           for (let i = 0; i < c.names.length; i++) {
             ord++

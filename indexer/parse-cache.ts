@@ -157,15 +157,6 @@ export class CacheReadError extends Error {
   }
 }
 
-/** A chunk as the facts writer reads it: everything but the terms decoded, and the stored bytes (what the release id digests). */
-export interface ChunkColumns {
-  chunk: Omit<EncodedChunk, 'terms'>
-  /** The columns JSON as stored. */
-  columns: Buffer
-  /** The terms as stored, one fact's to a line. */
-  terms: Buffer
-}
-
 /** Reads chunks of one entry. */
 export class CacheReader {
   private readonly fd: number
@@ -188,11 +179,16 @@ export class CacheReader {
 
   /** The whole chunk. */
   read(ref: ChunkRef): EncodedChunk {
-    const { chunk, terms } = this.readColumns(ref)
-    return { ...chunk, terms: splitTerms(terms.toString('utf8')) }
+    const { columns, terms } = this.readParts(ref)
+    return { ...columns, terms: splitTerms(terms.toString('utf8')) }
   }
 
-  readColumns(ref: ChunkRef): ChunkColumns {
+  /** The chunk but its terms, which stay undecoded (what the facts writer needs). */
+  readColumns(ref: ChunkRef): Omit<EncodedChunk, 'terms'> {
+    return this.readParts(ref).columns
+  }
+
+  private readParts(ref: ChunkRef): { columns: Omit<EncodedChunk, 'terms'>; terms: Buffer } {
     return this.guard(() => {
       const b = readAt(this.fd, ref.offset, ref.bytes)
       let at = 0
@@ -201,13 +197,13 @@ export class CacheReader {
         at += 4
         return b.subarray((at += len) - len, at)
       }
-      const columns = next()
+      const json = next()
       const terms = next()
       const count = b.readUInt32LE(at)
       at += 4
       const blocks: Buffer[] = []
       for (let i = 0; i < count; i++) blocks.push(next())
-      return { chunk: { ...(JSON.parse(columns.toString('utf8')) as Omit<EncodedChunk, 'terms' | 'blocks'>), blocks }, columns, terms }
+      return { columns: { ...(JSON.parse(json.toString('utf8')) as Omit<EncodedChunk, 'terms' | 'blocks'>), blocks }, terms }
     })
   }
 

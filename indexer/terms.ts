@@ -85,7 +85,7 @@ export function writeTerms(file: string, plan: readonly RangePlan[]): void {
         const chunks = planChunks(
           plan,
           (reader, ref) => reader.readTerms(ref),
-          (_, reader, ref) => reader.readColumns(ref).chunk.ids
+          (_, reader, ref) => reader.readColumns(ref).ids
         )
         for (const { range, value, keep } of chunks) {
           const scope = plan[range]!.scope
