@@ -117,7 +117,7 @@ function sourceLines(sources: unknown): string[] {
         str(x.sha256) && `sha256 ${str(x.sha256)}`,
         str(up.url) ?? str(up.repository),
         arr(x.targets).length ? `targets ${list(x.targets)}` : undefined,
-        obj(x.trust).checksumVerified === true ? 'checksum verified at build' : undefined
+        obj(x.trust).checksumVerified === true ? 'checksum re-verified by this service' : undefined
       ])}`
     )
   }
