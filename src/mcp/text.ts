@@ -350,7 +350,7 @@ export function renderCompareParts(r: Obj): string {
   const side = (s: unknown) => {
     const x = obj(s)
     if (x.pins) return arr(x.pins).map((p) => `${str(obj(p).pin)}${obj(p).af === null ? '' : `/AF${str(obj(p).af)}`}`).join(', ')
-    return r.topic === 'errata' ? 'listed' : Object.entries(obj(x.value)).map(([k, v]) => `${k} ${compared(v)}`).join(', ')
+    return r.topic === 'errata' ? 'listed' : factValue(str(r.topic) ?? '', obj(x.value))
   }
   for (const e of arr(r.entries).map(obj)) {
     const diffs = arr(e.differences).map(obj)

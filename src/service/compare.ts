@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../schemas/compare.js'
-import type { FactQuery, ReleaseStore } from '../store/types.js'
+import type { FactQuery, FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
@@ -13,21 +13,71 @@ import { splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
  * Comparisons over the public store interface: every fact of one resolved target (narrowed by the
  * store's name and peripheral filters) is read from each side, matched by name, and the differences
  * are paged like /v1/context: in a fixed order, within limit and max_tokens, with an HMAC cursor.
- * The whole list of differences is made once per comparison and kept (serialized) in an LRU, so
- * paging does not read and match the facts again.
+ * The whole list of differences is made once per comparison and kept in an LRU, so paging does
+ * not read and match the facts again. Entries embed the stored fact bodies as they are (the same
+ * bytes /v1/context returns) with their index-time token counts: a comparison parses only the
+ * values it compares and counts only the text it writes itself.
  */
 
-interface StoredFact {
-  id: string
-  name: string
-  value: Record<string, unknown>
-  scope: Record<string, unknown> & { package?: string }
-  evidence: Array<{ sourcePath: string; sourceSha256: string }>
+/** A stored fact as the store returns it: its body (the public JSON) and the index-time token count of that body. */
+type Row = Pick<FactRow, 'body' | 'tokens'>
+
+/**
+ * A stored fact as a comparison reads it: its name, and its value and scope parsed only when
+ * needed, never its evidence (most of its bytes). The indexer writes every body as
+ * `{"id","topic","name","value","scope","evidence"}` in that order (indexer/encode.ts), and these
+ * markers cannot occur earlier inside a member (quotes inside strings are escaped; no value or
+ * scope schema has a `scope` or `evidence` member). A body of another shape is parsed whole.
+ */
+class Read {
+  readonly name: string
+  /** The value's JSON as stored: equal texts are equal values. */
+  readonly valueText: string
+  private readonly scopeText: string
+  private parsedValue?: Record<string, unknown>
+  private parsedScope?: Record<string, unknown> & { package?: string }
+
+  constructor(readonly row: Row) {
+    const b = row.body
+    const n = b.indexOf(',"name":"')
+    const v = n < 0 ? -1 : b.indexOf('","value":', n)
+    const s = v < 0 ? -1 : b.indexOf(',"scope":', v)
+    const e = s < 0 ? -1 : b.indexOf(',"evidence":', s)
+    if (e < 0) {
+      const f = JSON.parse(b) as { name: string; value: Record<string, unknown>; scope: Record<string, unknown> }
+      this.parsedValue = f.value
+      this.parsedScope = f.scope
+      this.name = f.name
+      this.valueText = JSON.stringify(f.value)
+      this.scopeText = JSON.stringify(f.scope)
+      return
+    }
+    const name = b.slice(n + 9, v)
+    this.name = name.includes('\\') ? (JSON.parse(`"${name}"`) as string) : name
+    this.valueText = b.slice(v + 10, s)
+    this.scopeText = b.slice(s + 9, e)
+  }
+
+  get value(): Record<string, unknown> {
+    return (this.parsedValue ??= JSON.parse(this.valueText) as Record<string, unknown>)
+  }
+
+  get scope(): Record<string, unknown> & { package?: string } {
+    return (this.parsedScope ??= JSON.parse(this.scopeText) as Record<string, unknown>)
+  }
 }
 
-/** A difference, serialized once, with its token count made when first paged. */
+/**
+ * A difference: its own members, then two sides, each a stored body embedded verbatim (or null).
+ * Serialized when first paged; the bodies are never parsed and re-serialized, and their token
+ * counts come from the index: only the entry's own text is counted.
+ */
 interface Entry {
-  json: string
+  own: object
+  keys: readonly [string, string]
+  a: Row | undefined
+  b: Row | undefined
+  json?: string
   tokens?: number
 }
 
@@ -40,14 +90,16 @@ const DEFAULT_LIMIT = 20
 const DEFAULT_MAX_TOKENS = 4000
 const DEFAULT_CANDIDATES = 10
 const READ_BATCH = 5000
+/** A side made here (pins), counted when paged. */
+const UNCOUNTED = -1
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** Most compared members are strings or numbers: the deep comparison only for objects. */
 const same = (x: unknown, y: unknown) => x === y || (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && isDeepStrictEqual(x, y))
 
 /** Every fact of the target for the topic, in the store's order. */
-async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, names: string[], prefixes: string[], peripheral?: string): Promise<StoredFact[]> {
-  const out: StoredFact[] = []
+async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, names: string[], prefixes: string[], peripheral?: string): Promise<FactRow[]> {
+  const out: FactRow[] = []
   let after: FactQuery['after']
   for (;;) {
     const rows = await store.queryFacts({
@@ -61,11 +113,24 @@ async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, 
       ...(after ? { after } : {}),
       limit: READ_BATCH
     })
-    for (const r of rows) out.push(JSON.parse(r.body) as StoredFact)
+    for (const r of rows) out.push(r)
     if (rows.length < READ_BATCH) return out
     const last = rows[rows.length - 1]!
     after = { score: last.score, ord: last.ord }
   }
+}
+
+/**
+ * An entry's JSON and tokens: its own members, then each side after its `,"key":`. Joined at
+ * punctuation, the pieces never tokenize into more than their counts add up to (as /v1/context's
+ * facts; the tests check it with the real tokenizer).
+ */
+function serialize(e: Entry): number {
+  const t1 = `${JSON.stringify(e.own).slice(0, -1)},"${e.keys[0]}":${e.a ? '' : 'null'}`
+  const t2 = `,"${e.keys[1]}":${e.b ? '' : 'null'}`
+  const tokens = (r: Row | undefined) => (r === undefined ? 0 : r.tokens === UNCOUNTED ? countTokens(r.body) : r.tokens)
+  e.json = t1 + (e.a?.body ?? '') + t2 + (e.b?.body ?? '') + '}'
+  return (e.tokens = countTokens(t1) + tokens(e.a) + countTokens(t2) + tokens(e.b) + 1)
 }
 
 /** What one side resolved to: a target to read, or the refusal to show (candidates, reason, suggestions). */
@@ -83,11 +148,14 @@ const REGISTER_MEMBERS = {
 } as const
 type RegisterKind = keyof typeof REGISTER_MEMBERS
 
-function registerKind(v: Record<string, unknown>): RegisterKind {
-  return 'baseAddress' in v ? 'peripheral' : 'bitOffset' in v ? 'field' : 'register'
+/** The kind, from the value's first member as the indexer writes it, else from its members. */
+function registerKind(f: Read): RegisterKind {
+  const t = f.valueText
+  if (t.startsWith('{"baseAddress":')) return 'peripheral'
+  if (t.startsWith('{"address":')) return 'register'
+  if (t.startsWith('{"bitOffset":')) return 'field'
+  return 'baseAddress' in f.value ? 'peripheral' : 'bitOffset' in f.value ? 'field' : 'register'
 }
-
-const pick = (v: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.filter((k) => k in v).map((k) => [k, v[k]]))
 
 /** A name filter applied in memory (pins: signal names), as the store applies it to fact names. */
 function nameFilter(names: string[], prefixes: string[]): (n: string) => boolean {
@@ -104,7 +172,7 @@ export class Compare {
   private readonly cache = new LRUCache<string, Comparison>({
     // Serialized entries dominate; strings are mostly ASCII.
     maxSize: 32 << 20,
-    sizeCalculation: (c) => c.entries.reduce((n, e) => n + e.json.length + 16, 256)
+    sizeCalculation: (c) => c.entries.reduce((n, e) => n + (e.json?.length ?? 256), 256)
   })
 
   /** Finished pages, for repeated requests (releases are immutable): as /v1/context's answer cache. */
@@ -243,8 +311,7 @@ export class Compare {
         readAll(store, a.choice, topic, storeNames, storePrefixes, peripheral),
         readAll(store, b.choice, topic, storeNames, storePrefixes, peripheral)
       ])
-      const keep = topic === 'pins' ? nameFilter(signal ? [signal] : names, signal ? [] : prefixes) : () => true
-      c = diffParts(topic, fa, fb, keep, includeSame)
+      c = topic === 'pins' ? diffPins(fa, fb, nameFilter(signal ? [signal] : names, signal ? [] : prefixes), includeSame) : diffParts(topic, fa, fb, includeSame)
       c.head = head(c.head.counts)
       this.cache.set(key, c)
     }
@@ -311,12 +378,12 @@ export class Compare {
         truncatedBy = 'limit'
         break
       }
-      e.tokens ??= countTokens(e.json)
-      if (used + e.tokens + 1 > maxTokens) {
+      const tokens = e.tokens ?? serialize(e)
+      if (used + tokens + 1 > maxTokens) {
         truncatedBy = 'max_tokens'
         break
       }
-      used += e.tokens + 1
+      used += tokens + 1
       taken.push(e)
     }
     const out = [...notes]
@@ -331,14 +398,12 @@ export class Compare {
     }
     // Counted with tokens = maxTokens, which has at least as many digits as the real count.
     page.tokens = headTokens + countTokens(tail(page, out)) + taken.reduce((n, e) => n + e.tokens! + 1, 0)
-    return headStr + taken.map((e) => e.json).join(',') + tail(page, out)
+    return headStr + taken.map((e) => e.json!).join(',') + tail(page, out)
   }
 }
 
-const version = (f: StoredFact) => ({ id: f.id, value: f.value, scope: f.scope, evidence: f.evidence })
-
 /** Value members (and `scope`, device aside) whose values differ between two versions of a fact. */
-function changedMembers(a: StoredFact, b: StoredFact): string[] {
+function changedMembers(a: Read, b: Read): string[] {
   const keys = [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])].sort(byName)
   const out = keys.filter((k) => !same(a.value[k], b.value[k]))
   const { device: _da, ...sa } = a.scope
@@ -347,18 +412,39 @@ function changedMembers(a: StoredFact, b: StoredFact): string[] {
   return out
 }
 
+/** The artifacts a body's evidence names, as the indexer writes an Evidence: sha256, then path. */
+const EVIDENCE_SOURCE = /"sourceSha256":"([0-9a-f]{64})","sourcePath":("(?:[^"\\]|\\.)*")/g
+
+function addSources(body: string, into: Map<string, string>): void {
+  let found = false
+  for (const m of body.matchAll(EVIDENCE_SOURCE)) {
+    into.set(JSON.parse(m[2]!) as string, m[1]!)
+    found = true
+  }
+  // Every fact has evidence: a body the pattern misses is read whole.
+  if (!found) for (const e of (JSON.parse(body) as { evidence: Array<{ sourcePath: string; sourceSha256: string }> }).evidence) into.set(e.sourcePath, e.sourceSha256)
+}
+
 /** Added, removed and changed facts, matched by (name, package): fact ids embed the target key, which may differ. */
-function diffReleases(from: StoredFact[], to: StoredFact[], fc: TargetChoice, tc: TargetChoice): Comparison {
-  const key = (f: StoredFact) => `${f.name}\u0000${f.scope.package ?? ''}`
-  const old = new Map(from.map((f) => [key(f), f]))
-  const cur = new Map(to.map((f) => [key(f), f]))
+function diffReleases(from: FactRow[], to: FactRow[], fc: TargetChoice, tc: TargetChoice): Comparison {
+  const byKey = (rows: FactRow[]) => {
+    const m = new Map<string, Read>()
+    for (const r of rows) {
+      const f = new Read(r)
+      m.set(`${f.name}\u0000${f.scope.package ?? ''}`, f)
+    }
+    return m
+  }
+  const old = byKey(from)
+  const cur = byKey(to)
   const keys = [...new Set([...old.keys(), ...cur.keys()])].sort(byName)
   const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 }
   const entries: Entry[] = []
   for (const k of keys) {
     const a = old.get(k)
     const b = cur.get(k)
-    const changed = a && b ? changedMembers(a, b) : []
+    // The same bytes (same id, value, scope and evidence) need no comparing.
+    const changed = a && b && a.row.body !== b.row.body ? changedMembers(a, b) : []
     if (a && b && changed.length === 0) {
       counts.unchanged++
       continue
@@ -366,14 +452,12 @@ function diffReleases(from: StoredFact[], to: StoredFact[], fc: TargetChoice, tc
     const change = !a ? 'added' : !b ? 'removed' : 'changed'
     counts[change]++
     const f = (a ?? b)!
-    entries.push({
-      json: JSON.stringify({ change, name: f.name, ...(f.scope.package !== undefined ? { package: f.scope.package } : {}), changedMembers: changed, from: a ? version(a) : null, to: b ? version(b) : null })
-    })
+    entries.push({ own: { change, name: f.name, ...(f.scope.package !== undefined ? { package: f.scope.package } : {}), changedMembers: changed }, keys: ['from', 'to'], a: a?.row, b: b?.row })
   }
   // The artifacts behind either side: the targets' sources and every source an evidence names.
-  const shas = (facts: StoredFact[], c: TargetChoice) => {
+  const shas = (rows: FactRow[], c: TargetChoice) => {
     const m = new Map<string, string>([[c.target.sourcePath, c.target.sourceSha256]])
-    for (const f of facts) for (const e of f.evidence) m.set(e.sourcePath, e.sourceSha256)
+    for (const r of rows) addSources(r.body, m)
     return m
   }
   const fa = shas(from, fc)
@@ -386,17 +470,19 @@ function diffReleases(from: StoredFact[], to: StoredFact[], fc: TargetChoice, tc
   return { entries, head: { artifacts, counts } }
 }
 
-interface DiffSide {
-  value?: unknown
-  pins?: Array<{ pin: string; position: string; af: number | null; evidence: unknown[] }>
-  evidence?: unknown[]
+interface PinAssignment {
+  pin: string
+  position: string
+  af: number | null
+  evidence: unknown[]
 }
 
 /** Pins by signal: every pin that carries it, with the AF number that selects it. */
-function bySignal(facts: StoredFact[], keep: (n: string) => boolean): Map<string, NonNullable<DiffSide['pins']>> {
-  const out = new Map<string, NonNullable<DiffSide['pins']>>()
-  for (const f of facts) {
-    const v = f.value as { label: string; position: string; signals?: string[]; alternateFunctions?: Array<{ af: number; signal: string }> }
+function bySignal(rows: FactRow[], keep: (n: string) => boolean): Map<string, PinAssignment[]> {
+  const out = new Map<string, PinAssignment[]>()
+  for (const r of rows) {
+    const f = JSON.parse(r.body) as { value: { label: string; position: string; signals?: string[]; alternateFunctions?: Array<{ af: number; signal: string }> }; evidence: unknown[] }
+    const v = f.value
     const afs = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
     for (const s of new Set([...(v.signals ?? []), ...afs.keys()])) {
       if (!keep(s)) continue
@@ -409,52 +495,68 @@ function bySignal(facts: StoredFact[], keep: (n: string) => boolean): Map<string
   return out
 }
 
-/** One entry per name either part has: on one part only, or compared member by member. */
-function diffParts(topic: Topic, fa: StoredFact[], fb: StoredFact[], keep: (n: string) => boolean, includeSame: boolean): Comparison {
-  const sides = new Map<string, { a?: DiffSide; b?: DiffSide; kind?: RegisterKind; members: string[] }>()
-  const put = (name: string, which: 'a' | 'b', s: DiffSide, members: string[], kind?: RegisterKind) => {
-    const e = sides.get(name) ?? { members }
-    e[which] = s
-    if (kind) e.kind = kind
-    // Register kinds list their compared members; the union covers a name that changed kind.
-    e.members = [...new Set([...e.members, ...members])]
-    sides.set(name, e)
+type PartStatus = 'only_part' | 'only_other' | 'differs' | 'same'
+const COUNT_OF: Record<PartStatus, 'onlyPart' | 'onlyOther' | 'differs' | 'same'> = { only_part: 'onlyPart', only_other: 'onlyOther', differs: 'differs', same: 'same' }
+
+/** Pins: one entry per signal either part has, its pins with AF numbers compared as `PA9/AF7` lists. */
+function diffPins(fa: FactRow[], fb: FactRow[], keep: (n: string) => boolean, includeSame: boolean): Comparison {
+  const a = bySignal(fa, keep)
+  const b = bySignal(fb, keep)
+  const counts = { onlyPart: 0, onlyOther: 0, differs: 0, same: 0 }
+  const entries: Entry[] = []
+  const list = (pins: PinAssignment[]) => pins.map((x) => (x.af === null ? x.pin : `${x.pin}/AF${x.af}`))
+  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort(byName)) {
+    const pa = a.get(name)
+    const pb = b.get(name)
+    const la = pa && list(pa)
+    const lb = pb && list(pb)
+    const differences = la && lb && !isDeepStrictEqual(la, lb) ? [{ member: 'pins', part: la, other: lb }] : []
+    const status: PartStatus = !pb ? 'only_part' : !pa ? 'only_other' : differences.length ? 'differs' : 'same'
+    counts[COUNT_OF[status]]++
+    if (status === 'same' && !includeSame) continue
+    const side = (pins: PinAssignment[] | undefined) => (pins ? { body: JSON.stringify({ pins }), tokens: UNCOUNTED } : undefined)
+    entries.push({ own: { name, status, differences }, keys: ['part', 'other'], a: side(pa), b: side(pb) })
   }
-  if (topic === 'pins') {
-    for (const [which, facts] of [['a', fa], ['b', fb]] as const)
-      for (const [signal, pins] of bySignal(facts, keep)) put(signal, which, { pins }, ['pins'])
-  } else {
-    for (const [which, facts] of [['a', fa], ['b', fb]] as const)
-      for (const f of facts) {
-        if (topic === 'registers') {
-          const kind = registerKind(f.value)
-          put(f.name, which, { value: pick(f.value, REGISTER_MEMBERS[kind]), evidence: f.evidence }, [...REGISTER_MEMBERS[kind]], kind)
-        } else if (topic === 'electrical') put(f.name, which, { value: f.value, evidence: f.evidence }, ['value', 'unit'])
-        // Errata: whether an erratum of that number is listed for each part; their texts are per device.
-        else put(f.name, which, { value: f.value, evidence: f.evidence }, [])
-      }
+  return { entries, head: { counts } }
+}
+
+/**
+ * Registers, electrical, errata: one entry per fact name either part has, with both facts as
+ * stored; registers compared on their kind's members, electrical on value and unit, errata on
+ * being listed at all (their texts are per device).
+ */
+function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: boolean): Comparison {
+  const sides = new Map<string, { a?: Read; b?: Read }>()
+  for (const r of fa) {
+    const f = new Read(r)
+    sides.set(f.name, { a: f })
+  }
+  for (const r of fb) {
+    const f = new Read(r)
+    const s = sides.get(f.name)
+    if (s) s.b = f
+    else sides.set(f.name, { b: f })
   }
   const counts = { onlyPart: 0, onlyOther: 0, differs: 0, same: 0 }
   const entries: Entry[] = []
   for (const name of [...sides.keys()].sort(byName)) {
-    const { a, b, kind, members } = sides.get(name)!
-    let differences: Array<{ member: string; part: unknown; other: unknown }> = []
-    if (a && b) {
-      if (topic === 'pins') {
-        const list = (s: DiffSide) => s.pins!.map((x) => (x.af === null ? x.pin : `${x.pin}/AF${x.af}`))
-        const la = list(a)
-        const lb = list(b)
-        if (!isDeepStrictEqual(la, lb)) differences = [{ member: 'pins', part: la, other: lb }]
-      } else {
-        const va = a.value as Record<string, unknown>
-        const vb = b.value as Record<string, unknown>
-        differences = members.filter((m) => !same(va[m], vb[m])).map((m) => ({ member: m, part: va[m] ?? null, other: vb[m] ?? null }))
-      }
+    const { a, b } = sides.get(name)!
+    let kind: RegisterKind | undefined
+    let members: readonly string[] = topic === 'electrical' ? ['value', 'unit'] : []
+    if (topic === 'registers') {
+      const ka = a && registerKind(a)
+      const kb = b && registerKind(b)
+      kind = (ka ?? kb)!
+      // A name that changed kind is compared on the members of both kinds.
+      members = ka && kb && ka !== kb ? [...new Set([...REGISTER_MEMBERS[ka], ...REGISTER_MEMBERS[kb]])] : REGISTER_MEMBERS[kind]
     }
-    const status = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
-    counts[status === 'only_part' ? 'onlyPart' : status === 'only_other' ? 'onlyOther' : status]++
+    // Equal value texts are equal values: parsed only when they differ.
+    const differences =
+      a && b && a.valueText !== b.valueText ? members.filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null })) : []
+    const status: PartStatus = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
+    counts[COUNT_OF[status]]++
     if (status === 'same' && !includeSame) continue
-    entries.push({ json: JSON.stringify({ name, ...(kind ? { kind } : {}), status, differences, part: a ?? null, other: b ?? null }) })
+    entries.push({ own: { name, ...(kind ? { kind } : {}), status, differences }, keys: ['part', 'other'], a: a?.row, b: b?.row })
   }
   return { entries, head: { counts } }
 }

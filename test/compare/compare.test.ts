@@ -149,6 +149,19 @@ describe('GET /v1/compare/parts (core corpus)', () => {
     expect(e.status).toBe(e.part.value.value === e.other.value.value ? 'same' : 'differs')
   })
 
+  it('each side is the fact as /v1/context returns it, typed in the contract by the same Fact schema', async () => {
+    const q = 'fact_names=USART1.BRR,USART1.CR1.UE'
+    const entries = (await get(`/v1/compare/parts?part=STM32F407VG&other=STM32G474RE&topic=registers&include_same=true&${q}`)).json().entries as Obj[]
+    // Context pages in document order, comparisons in name order.
+    const facts = async (part: string) => ((await get(`/v1/context?part=${part}&topic=registers&${q}`)).json().facts as Obj[]).sort((x, y) => (x.name < y.name ? -1 : 1))
+    expect(entries.map((e) => e.part)).toEqual(await facts('STM32F407VG'))
+    expect(entries.map((e) => e.other)).toEqual(await facts('STM32G474RE'))
+    const schemas = (await t.app.inject({ url: '/openapi.json' })).json().components.schemas
+    for (const side of [schemas.PartDiff.properties.part, schemas.ReleaseChange.properties.from, schemas.ReleaseChange.properties.to])
+      expect(side.anyOf).toContainEqual({ $ref: '#/components/schemas/Fact' })
+    expect(schemas.PartDiff.properties.differences.items.properties.part).toEqual({ $ref: '#/components/schemas/ComparedValue' })
+  })
+
   it('an ambiguous part is refused with candidates, never picked', async () => {
     const j = (await get('/v1/compare/parts?part=STM32F407&other=STM32G474RE&topic=pins')).json()
     expect(j.status).toBe('ambiguous')
