@@ -31,6 +31,9 @@ interface Timing {
   compareMs: number
   twoContextsMs: number
   ratio: { median: number; p10: number; p90: number }
+  /** The same, for the comparisons whose peripheral fits one context page on both parts, and the others. */
+  fitsOnePage?: Timing & { comparisons: number }
+  overOnePage?: Timing & { comparisons: number }
 }
 
 const PAIRS: Array<[string, string]> = [
@@ -49,6 +52,8 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 interface Case {
   compare: ComparePartsParams
   contexts: [ContextParams, ContextParams]
+  /** Whether one part has more of the peripheral's facts than one context page (50) holds. */
+  big?: boolean
 }
 
 /** Every peripheral both parts of a pair have, read from their registers facts (untimed). */
@@ -99,8 +104,17 @@ async function timing(all: Case[], rounds: number, compare: () => Compare, facts
       else x.push(await time(contexts)), c.push(await comparing())
     }
   }
-  const rs = c.map((v, i) => v / x[i]!)
-  return { compareMs: round3(median(c)), twoContextsMs: round3(median(x)), ratio: { median: round3(median(rs)), p10: round3(quantile(rs, 0.1)), p90: round3(quantile(rs, 0.9)) } }
+  const summary = (keep: (k: Case) => boolean): Timing => {
+    const at = c.map((_, i) => i).filter((i) => keep(all[i % all.length]!))
+    const rs = at.map((i) => c[i]! / x[i]!)
+    return {
+      compareMs: round3(median(at.map((i) => c[i]!))),
+      twoContextsMs: round3(median(at.map((i) => x[i]!))),
+      ratio: { median: round3(median(rs)), p10: round3(quantile(rs, 0.1)), p90: round3(quantile(rs, 0.9)) }
+    }
+  }
+  const n = (big: boolean) => all.filter((k) => k.big === big).length
+  return { ...summary(() => true), fitsOnePage: { ...summary((k) => !k.big), comparisons: n(false) }, overOnePage: { ...summary((k) => !!k.big), comparisons: n(true) } }
 }
 
 export async function benchCompare(dataDir: string, rounds = 3): Promise<CompareBenchResult> {
@@ -110,8 +124,10 @@ export async function benchCompare(dataDir: string, rounds = 3): Promise<Compare
     const cold = new HardwareFacts(repo, 'bench', { contextCacheBytes: 0 })
     const all = await cases(cold)
     for (const k of all) {
-      const r = JSON.parse(await new Compare(cold).parts(k.compare)) as { status: string }
+      const r = JSON.parse(await new Compare(cold).parts(k.compare)) as { status: string; counts: Record<'onlyPart' | 'onlyOther' | 'differs' | 'same', number> }
       if (r.status !== 'ok') throw new Error(`${k.compare.part} vs ${k.compare.other}, ${k.compare.peripheral}: ${r.status}`)
+      const { onlyPart, onlyOther, differs, same } = r.counts
+      k.big = Math.max(onlyPart, onlyOther) + differs + same > PAGE.limit
     }
     const coldT = await timing(all, rounds, () => new Compare(cold), cold, () => new Compare(cold))
     // Warm: the server's defaults, the same requests again (a few cases, so every answer stays in its cache).

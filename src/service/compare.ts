@@ -113,24 +113,103 @@ async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, 
       ...(after ? { after } : {}),
       limit: READ_BATCH
     })
+    if (rows.length < READ_BATCH) return out.length === 0 ? rows : out.concat(rows)
     for (const r of rows) out.push(r)
-    if (rows.length < READ_BATCH) return out
     const last = rows[rows.length - 1]!
     after = { score: last.score, ord: last.ord }
   }
 }
 
+/** Members whose values come from a small fixed set: written as part of the literal text around them. */
+const FIXED = new Set(['kind', 'status', 'change', 'member'])
+/** Token counts of literal texts: keys, punctuation and FIXED values, so a bounded set. */
+const literals = new Map<string, number>()
+
 /**
- * An entry's JSON and tokens: its own members, then each side after its `,"key":`. Joined at
- * punctuation, the pieces never tokenize into more than their counts add up to (as /v1/context's
- * facts; the tests check it with the real tokenizer).
+ * JSON text with its token count, made of literal pieces (counted once per distinct piece) and
+ * values (counted each). String values are split from their quotes and numbers from the
+ * punctuation around them, where the tokenizer's pre-tokenizer splits them anyway; a stored body
+ * comes with its own count. Joined at punctuation, the pieces never tokenize into more than their
+ * counts add up to (as /v1/context's facts; the tests check every page with the real tokenizer).
  */
+class CountedJson {
+  text = ''
+  tokens = 0
+  private literal = ''
+
+  private flush(): void {
+    if (this.literal === '') return
+    let n = literals.get(this.literal)
+    if (n === undefined) literals.set(this.literal, (n = countTokens(this.literal)))
+    this.text += this.literal
+    this.tokens += n
+    this.literal = ''
+  }
+
+  /** Text that is already JSON, with its token count. */
+  raw(json: string, tokens: number): void {
+    this.flush()
+    this.text += json
+    this.tokens += tokens
+  }
+
+  value(v: unknown): void {
+    if (Array.isArray(v)) {
+      this.literal += '['
+      v.forEach((x, i) => (i > 0 && (this.literal += ','), this.value(x)))
+      this.literal += ']'
+    } else if (v !== null && typeof v === 'object') this.members(v as Record<string, unknown>)
+    else if (typeof v === 'string') {
+      const json = JSON.stringify(v)
+      // Escapes would be split from what they escape: such a string is counted whole.
+      if (json.length !== v.length + 2) return this.raw(json, countTokens(json))
+      this.literal += '"'
+      this.raw(v, countTokens(v))
+      this.literal += '"'
+    } else if (typeof v === 'number') {
+      const json = JSON.stringify(v)
+      this.raw(json, countTokens(json))
+    } else this.literal += JSON.stringify(v)
+  }
+
+  /** An object's members, left open (no `}`) when `open`, for members the caller adds. */
+  members(o: Record<string, unknown>, open = false): void {
+    let sep = '{'
+    for (const k in o) {
+      const v = o[k]
+      if (v === undefined) continue
+      this.literal += `${sep}"${k}":`
+      sep = ','
+      if (FIXED.has(k) && typeof v === 'string') this.literal += JSON.stringify(v)
+      else this.value(v)
+    }
+    if (sep === '{') this.literal += '{'
+    if (!open) this.literal += '}'
+  }
+
+  /** A member holding a stored body (or null), after open members. */
+  side(key: string, r: Row | undefined): void {
+    this.literal += `,"${key}":`
+    if (!r) this.literal += 'null'
+    else if (r.tokens === UNCOUNTED) this.raw(r.body, countTokens(r.body))
+    else this.raw(r.body, r.tokens)
+  }
+
+  done(suffix: string): string {
+    this.literal += suffix
+    this.flush()
+    return this.text
+  }
+}
+
+/** An entry's JSON and tokens: its own members, then its two sides. */
 function serialize(e: Entry): number {
-  const t1 = `${JSON.stringify(e.own).slice(0, -1)},"${e.keys[0]}":${e.a ? '' : 'null'}`
-  const t2 = `,"${e.keys[1]}":${e.b ? '' : 'null'}`
-  const tokens = (r: Row | undefined) => (r === undefined ? 0 : r.tokens === UNCOUNTED ? countTokens(r.body) : r.tokens)
-  e.json = t1 + (e.a?.body ?? '') + t2 + (e.b?.body ?? '') + '}'
-  return (e.tokens = countTokens(t1) + tokens(e.a) + countTokens(t2) + tokens(e.b) + 1)
+  const w = new CountedJson()
+  w.members(e.own as Record<string, unknown>, true)
+  w.side(e.keys[0], e.a)
+  w.side(e.keys[1], e.b)
+  e.json = w.done('}')
+  return (e.tokens = w.tokens)
 }
 
 /** What one side resolved to: a target to read, or the refusal to show (candidates, reason, suggestions). */
@@ -437,7 +516,8 @@ function diffReleases(from: FactRow[], to: FactRow[], fc: TargetChoice, tc: Targ
   }
   const old = byKey(from)
   const cur = byKey(to)
-  const keys = [...new Set([...old.keys(), ...cur.keys()])].sort(byName)
+  // The default sort orders strings by UTF-16 code units, as byName does.
+  const keys = [...new Set([...old.keys(), ...cur.keys()])].sort()
   const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 }
   const entries: Entry[] = []
   for (const k of keys) {
@@ -505,7 +585,7 @@ function diffPins(fa: FactRow[], fb: FactRow[], keep: (n: string) => boolean, in
   const counts = { onlyPart: 0, onlyOther: 0, differs: 0, same: 0 }
   const entries: Entry[] = []
   const list = (pins: PinAssignment[]) => pins.map((x) => (x.af === null ? x.pin : `${x.pin}/AF${x.af}`))
-  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort(byName)) {
+  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort()) {
     const pa = a.get(name)
     const pb = b.get(name)
     const la = pa && list(pa)
@@ -539,7 +619,7 @@ function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: bool
   }
   const counts = { onlyPart: 0, onlyOther: 0, differs: 0, same: 0 }
   const entries: Entry[] = []
-  for (const name of [...sides.keys()].sort(byName)) {
+  for (const name of [...sides.keys()].sort()) {
     const { a, b } = sides.get(name)!
     let kind: RegisterKind | undefined
     let members: readonly string[] = topic === 'electrical' ? ['value', 'unit'] : []
