@@ -210,6 +210,8 @@ function serialize(e: Entry): number {
   w.side(e.keys[0], e.a)
   w.side(e.keys[1], e.b)
   e.json = w.done('}')
+  // The JSON is a copy: the bodies (and the blocks they are cut from) need not stay referenced.
+  e.a = e.b = undefined
   return (e.tokens = w.tokens)
 }
 
@@ -250,9 +252,9 @@ function nameFilter(names: string[], prefixes: string[]): (n: string) => boolean
 
 export class Compare {
   private readonly cache = new LRUCache<string, Comparison>({
-    // Serialized entries dominate; strings are mostly ASCII.
+    // The stored bodies an entry holds (then its JSON, which replaces them) dominate; strings are mostly ASCII.
     maxSize: 32 << 20,
-    sizeCalculation: (c) => c.entries.reduce((n, e) => n + (e.json?.length ?? 256), 256)
+    sizeCalculation: (c) => c.entries.reduce((n, e) => n + (e.a?.body.length ?? 0) + (e.b?.body.length ?? 0) + 256, 256)
   })
 
   /** Finished pages, for repeated requests (releases are immutable): as /v1/context's answer cache. */
