@@ -27,13 +27,16 @@ type Row = Pick<FactRow, 'body' | 'tokens'>
  * needed, never its evidence (most of its bytes). The indexer writes every body as
  * `{"id","topic","name","value","scope","evidence"}` in that order (indexer/encode.ts), and these
  * markers cannot occur earlier inside a member (quotes inside strings are escaped; no value or
- * scope schema has a `scope` or `evidence` member). A body of another shape is parsed whole.
+ * scope schema has a `scope` or `evidence` member). A body that does not start so is parsed whole.
  */
 class Read {
   readonly name: string
-  /** The value's JSON as stored: equal texts are equal values. */
-  readonly valueText: string
-  private readonly scopeText: string
+  /** The text value and scope are read from (the body): the value starts at v. */
+  private readonly src: string
+  private readonly v: number
+  /** Where `,"scope":` and `,"evidence":` are, found when first needed (most facts never need them). */
+  private s = -1
+  private e = -1
   private parsedValue?: Record<string, unknown>
   private parsedScope?: Record<string, unknown> & { package?: string }
 
@@ -41,21 +44,36 @@ class Read {
     const b = row.body
     const n = b.indexOf(',"name":"')
     const v = n < 0 ? -1 : b.indexOf('","value":', n)
-    const s = v < 0 ? -1 : b.indexOf(',"scope":', v)
-    const e = s < 0 ? -1 : b.indexOf(',"evidence":', s)
-    if (e < 0) {
+    if (v < 0 || !b.startsWith('{"id":')) {
       const f = JSON.parse(b) as { name: string; value: Record<string, unknown>; scope: Record<string, unknown> }
-      this.parsedValue = f.value
-      this.parsedScope = f.scope
+      const value = JSON.stringify(f.value)
       this.name = f.name
-      this.valueText = JSON.stringify(f.value)
-      this.scopeText = JSON.stringify(f.scope)
+      this.src = `${value},"scope":${JSON.stringify(f.scope)},"evidence":`
+      this.v = 0
       return
     }
     const name = b.slice(n + 9, v)
     this.name = name.includes('\\') ? (JSON.parse(`"${name}"`) as string) : name
-    this.valueText = b.slice(v + 10, s)
-    this.scopeText = b.slice(s + 9, e)
+    this.src = b
+    this.v = v + 10
+  }
+
+  private find(): void {
+    this.s = this.src.indexOf(',"scope":', this.v)
+    this.e = this.s < 0 ? -1 : this.src.indexOf(',"evidence":', this.s)
+    // Bodies are written by the indexer only (and the release file is checked against its digest).
+    if (this.e < 0) throw new Error(`fact ${this.name}: the stored body is not in the indexer's layout`)
+  }
+
+  /** The value's JSON as stored: equal texts are equal values. */
+  get valueText(): string {
+    if (this.s < 0) this.find()
+    return this.src.slice(this.v, this.s)
+  }
+
+  /** Whether the value's JSON starts with `prefix`. */
+  valueStartsWith(prefix: string): boolean {
+    return this.src.startsWith(prefix, this.v)
   }
 
   get value(): Record<string, unknown> {
@@ -63,7 +81,8 @@ class Read {
   }
 
   get scope(): Record<string, unknown> & { package?: string } {
-    return (this.parsedScope ??= JSON.parse(this.scopeText) as Record<string, unknown>)
+    if (this.s < 0) this.find()
+    return (this.parsedScope ??= JSON.parse(this.src.slice(this.s + 9, this.e)) as Record<string, unknown>)
   }
 }
 
@@ -77,7 +96,8 @@ interface Entry {
   keys: readonly [string, string]
   a: Row | undefined
   b: Row | undefined
-  json?: string
+  /** Its JSON in pieces (the bodies among them), joined with the page's: each body is copied once. */
+  json?: string[]
   tokens?: number
 }
 
@@ -133,7 +153,7 @@ const literals = new Map<string, number>()
  * counts add up to (as /v1/context's facts; the tests check every page with the real tokenizer).
  */
 class CountedJson {
-  /** Joined once at the end: a string grown piece by piece is slow to flatten when the page is joined. */
+  /** Kept apart, to be joined once with the whole page: a string grown piece by piece is slow to flatten. */
   private readonly parts: string[] = []
   tokens = 0
   private literal = ''
@@ -196,10 +216,10 @@ class CountedJson {
     else this.raw(r.body, r.tokens)
   }
 
-  done(suffix: string): string {
+  done(suffix: string): string[] {
     this.literal += suffix
     this.flush()
-    return this.parts.join('')
+    return this.parts
   }
 }
 
@@ -210,8 +230,6 @@ function serialize(e: Entry): number {
   w.side(e.keys[0], e.a)
   w.side(e.keys[1], e.b)
   e.json = w.done('}')
-  // The JSON is a copy: the bodies (and the blocks they are cut from) need not stay referenced.
-  e.a = e.b = undefined
   return (e.tokens = w.tokens)
 }
 
@@ -232,10 +250,9 @@ type RegisterKind = keyof typeof REGISTER_MEMBERS
 
 /** The kind, from the value's first member as the indexer writes it, else from its members. */
 function registerKind(f: Read): RegisterKind {
-  const t = f.valueText
-  if (t.startsWith('{"baseAddress":')) return 'peripheral'
-  if (t.startsWith('{"address":')) return 'register'
-  if (t.startsWith('{"bitOffset":')) return 'field'
+  if (f.valueStartsWith('{"baseAddress":')) return 'peripheral'
+  if (f.valueStartsWith('{"address":')) return 'register'
+  if (f.valueStartsWith('{"bitOffset":')) return 'field'
   return 'baseAddress' in f.value ? 'peripheral' : 'bitOffset' in f.value ? 'field' : 'register'
 }
 
@@ -252,7 +269,7 @@ function nameFilter(names: string[], prefixes: string[]): (n: string) => boolean
 
 export class Compare {
   private readonly cache = new LRUCache<string, Comparison>({
-    // The stored bodies an entry holds (then its JSON, which replaces them) dominate; strings are mostly ASCII.
+    // The stored bodies an entry holds dominate (a body cut from a block keeps the block alive); strings are mostly ASCII.
     maxSize: 32 << 20,
     sizeCalculation: (c) => c.entries.reduce((n, e) => n + (e.a?.body.length ?? 0) + (e.b?.body.length ?? 0) + 256, 256)
   })
@@ -480,7 +497,10 @@ export class Compare {
     }
     // Counted with tokens = maxTokens, which has at least as many digits as the real count.
     page.tokens = headTokens + countTokens(tail(page, out)) + taken.reduce((n, e) => n + e.tokens! + 1, 0)
-    return headStr + taken.map((e) => e.json!).join(',') + tail(page, out)
+    const pieces = [headStr]
+    taken.forEach((e, i) => (i > 0 && pieces.push(','), pieces.push(...e.json!)))
+    pieces.push(tail(page, out))
+    return pieces.join('')
   }
 }
 
@@ -578,6 +598,10 @@ function bySignal(rows: FactRow[], keep: (n: string) => boolean): Map<string, Pi
   return out
 }
 
+const NONE: readonly never[] = []
+const ELECTRICAL_MEMBERS = ['value', 'unit'] as const
+const PART_KEYS = ['part', 'other'] as const
+
 type PartStatus = 'only_part' | 'only_other' | 'differs' | 'same'
 const COUNT_OF: Record<PartStatus, 'onlyPart' | 'onlyOther' | 'differs' | 'same'> = { only_part: 'onlyPart', only_other: 'onlyOther', differs: 'differs', same: 'same' }
 
@@ -598,7 +622,7 @@ function diffPins(fa: FactRow[], fb: FactRow[], keep: (n: string) => boolean, in
     counts[COUNT_OF[status]]++
     if (status === 'same' && !includeSame) continue
     const side = (pins: PinAssignment[] | undefined) => (pins ? { body: JSON.stringify({ pins }), tokens: UNCOUNTED } : undefined)
-    entries.push({ own: { name, status, differences }, keys: ['part', 'other'], a: side(pa), b: side(pb) })
+    entries.push({ own: { name, status, differences }, keys: PART_KEYS, a: side(pa), b: side(pb) })
   }
   return { entries, head: { counts } }
 }
@@ -625,7 +649,7 @@ function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: bool
   for (const name of [...sides.keys()].sort()) {
     const { a, b } = sides.get(name)!
     let kind: RegisterKind | undefined
-    let members: readonly string[] = topic === 'electrical' ? ['value', 'unit'] : []
+    let members: readonly string[] = topic === 'electrical' ? ELECTRICAL_MEMBERS : NONE
     if (topic === 'registers') {
       const ka = a && registerKind(a)
       const kb = b && registerKind(b)
@@ -635,11 +659,12 @@ function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: bool
     }
     // Equal value texts are equal values: parsed only when they differ.
     const differences =
-      a && b && a.valueText !== b.valueText ? members.filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null })) : []
+      a && b && a.valueText !== b.valueText ? members.filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null })) : NONE
     const status: PartStatus = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
     counts[COUNT_OF[status]]++
     if (status === 'same' && !includeSame) continue
-    entries.push({ own: { name, ...(kind ? { kind } : {}), status, differences }, keys: ['part', 'other'], a: a?.row, b: b?.row })
+    // An undefined kind is left out of the JSON.
+    entries.push({ own: { name, kind, status, differences }, keys: PART_KEYS, a: a?.row, b: b?.row })
   }
   return { entries, head: { counts } }
 }
