@@ -17,6 +17,9 @@ import { median } from './lib.js'
  *    first alternates.
  *  - warm: the server's defaults, the same requests repeated (both answer from their caches).
  * Ratios are compare / (two contexts) per comparison and round; the goal is a median ≤ 2.
+ * For a peripheral over one context page, reading it whole takes every page of both parts
+ * (following the cursors): `overOnePage.allPages` is the ratio against those calls, the first-page
+ * figure beside it.
  */
 export interface CompareBenchResult {
   pairs: string[]
@@ -33,7 +36,13 @@ interface Timing {
   ratio: { median: number; p10: number; p90: number }
   /** The same, for the comparisons whose peripheral fits one context page on both parts, and the others. */
   fitsOnePage?: Timing & { comparisons: number }
-  overOnePage?: Timing & { comparisons: number }
+  overOnePage?: Timing & { comparisons: number; allPages?: AllPages }
+}
+/** compare against every context page of both parts (the calls that read the whole peripheral). */
+interface AllPages {
+  contextCalls: { median: number; max: number }
+  contextsMs: number
+  ratio: { median: number; p10: number; p90: number }
 }
 
 const PAIRS: Array<[string, string]> = [
@@ -80,6 +89,21 @@ async function cases(f: HardwareFacts): Promise<Case[]> {
   return out
 }
 
+/** A page's cursor, read from the body's tail (`page` is its last member but `notes`), as a client finds it. */
+const NEXT_CURSOR = /"nextCursor":"([^"]+)"/
+
+/** Every /v1/context page of the request, following the cursors: the number of calls. */
+async function allPages(facts: HardwareFacts, p: ContextParams): Promise<number> {
+  let calls = 0
+  let cursor: string | undefined
+  do {
+    const { body } = await facts.context(cursor === undefined ? p : { ...p, cursor })
+    calls++
+    cursor = NEXT_CURSOR.exec(body.slice(body.lastIndexOf('"page":')))?.[1]
+  } while (cursor !== undefined)
+  return calls
+}
+
 async function time(run: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now()
   await run()
@@ -94,14 +118,21 @@ async function time(run: () => Promise<unknown>): Promise<number> {
 async function timing(all: Case[], rounds: number, compare: () => Compare, facts: HardwareFacts, warmUp?: () => Compare): Promise<Timing> {
   const c: number[] = []
   const x: number[] = []
+  // Over one page: every page of both parts (ms and calls), by the same index as c and x.
+  const w: number[] = []
+  const calls: number[] = []
   for (let round = 0; round < rounds; round++) {
     const cmp = compare()
     for (const [i, k] of all.entries()) {
       const contexts = async () => (await facts.context(k.contexts[0]), await facts.context(k.contexts[1]))
-      if (warmUp) await warmUp().parts(k.compare), await contexts()
-      const comparing = () => time(() => cmp.parts(k.compare))
-      if ((i + round) % 2 === 0) c.push(await comparing()), x.push(await time(contexts))
-      else x.push(await time(contexts)), c.push(await comparing())
+      let n = 0
+      const whole = async () => (n = (await allPages(facts, k.contexts[0])) + (await allPages(facts, k.contexts[1])))
+      if (warmUp) await warmUp().parts(k.compare), await (k.big ? whole() : contexts())
+      const t = { c: 0, x: 0, w: NaN }
+      const steps = [async () => (t.c = await time(() => cmp.parts(k.compare))), async () => (t.x = await time(contexts))]
+      if (k.big) steps.push(async () => (t.w = await time(whole)))
+      for (const step of (i + round) % 2 === 0 ? steps : steps.reverse()) await step()
+      c.push(t.c), x.push(t.x), w.push(t.w), calls.push(n)
     }
   }
   const summary = (keep: (k: Case) => boolean): Timing => {
@@ -114,7 +145,22 @@ async function timing(all: Case[], rounds: number, compare: () => Compare, facts
     }
   }
   const n = (big: boolean) => all.filter((k) => k.big === big).length
-  return { ...summary(() => true), fitsOnePage: { ...summary((k) => !k.big), comparisons: n(false) }, overOnePage: { ...summary((k) => !!k.big), comparisons: n(true) } }
+  const big = c.map((_, i) => i).filter((i) => all[i % all.length]!.big)
+  const whole = (): AllPages | undefined => {
+    if (!big.length || big.some((i) => Number.isNaN(w[i]!))) return undefined
+    const rs = big.map((i) => c[i]! / w[i]!)
+    const ns = big.map((i) => calls[i]!)
+    return {
+      contextCalls: { median: median(ns), max: Math.max(...ns) },
+      contextsMs: round3(median(big.map((i) => w[i]!))),
+      ratio: { median: round3(median(rs)), p10: round3(quantile(rs, 0.1)), p90: round3(quantile(rs, 0.9)) }
+    }
+  }
+  return {
+    ...summary(() => true),
+    fitsOnePage: { ...summary((k) => !k.big), comparisons: n(false) },
+    overOnePage: { ...summary((k) => !!k.big), comparisons: n(true), allPages: whole() }
+  }
 }
 
 export async function benchCompare(dataDir: string, rounds = 3): Promise<CompareBenchResult> {
