@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { ReleaseId, SourceProblem, suggestions, Target } from './catalog.js'
 import { StringEnum } from './components.js'
-import { Evidence, Fact, Topic } from './facts.js'
+import { Evidence, Fact, RegisterArray, Topic } from './facts.js'
 import { CORPUS_RELEASE_PATTERN, CorpusRelease } from './params.js'
 import { ContextTarget, Page } from './responses.js'
 
@@ -139,9 +139,9 @@ export const SignalPins = Type.Object(
   { ...closed, $id: 'SignalPins', description: 'Pins: one part\'s side of a signal.' }
 )
 
-export const ComparedValue = Type.Union([Type.String(), Type.Number(), Type.Null(), Type.Array(Type.String())], {
+export const ComparedValue = Type.Union([Type.String(), Type.Number(), Type.Null(), Type.Array(Type.String()), RegisterArray], {
   $id: 'ComparedValue',
-  description: 'A compared member\'s value: a hex string (addresses, reset values), an integer (size, bit offset and width), a string (access, unit), a number (electrical value), null when absent, or (pins) a `PA9/AF7` list.'
+  description: 'A compared member\'s value: a hex string (addresses, reset values), an integer (size, bit offset and width), a string (access, unit), a number (electrical value), null when absent, (pins) a `PA9/AF7` list, or (`array`) a register array\'s count and increment.'
 })
 
 const partSide = (which: string) =>
@@ -156,7 +156,7 @@ export const PartDiff = Type.Object(
     status: StringEnum(['only_part', 'only_other', 'differs', 'same']),
     differences: Type.Array(
       Type.Object({ member: Type.String({ description: 'A member of the facts\' `value` (pins: `pins`).' }), part: ComparedValue, other: ComparedValue }, closed),
-      { description: 'Members whose values differ: registers on their kind\'s address, offset, size, resetValue, resetMask, access, baseAddress, bitOffset, bitWidth; electrical on value and unit; pins on the `PA9/AF7` lists.' }
+      { description: 'Members whose values differ: registers on their kind\'s address, offset, size, resetValue, resetMask, access, array (a register array too long to list), baseAddress, bitOffset, bitWidth; electrical on value and unit; pins on the `PA9/AF7` lists.' }
     ),
     part: partSide('part'),
     other: partSide('other part')

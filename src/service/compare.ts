@@ -243,7 +243,7 @@ interface Side {
 /** The members a parts comparison looks at, per kind of register element. */
 const REGISTER_MEMBERS = {
   peripheral: ['baseAddress'],
-  register: ['address', 'offset', 'size', 'resetValue', 'resetMask', 'access'],
+  register: ['address', 'offset', 'size', 'resetValue', 'resetMask', 'access', 'array'],
   field: ['bitOffset', 'bitWidth', 'access']
 } as const
 type RegisterKind = keyof typeof REGISTER_MEMBERS

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
 import { mcpRoute } from '../../src/mcp/route.js'
 import { inline } from '../../src/schemas/components.js'
+import { ComparePartsResponse } from '../../src/schemas/compare.js'
 import { ContextResponse } from '../../src/schemas/responses.js'
 import { DataDir } from '../../src/store/layout.js'
 import { testApp, type TestApp } from '../helpers/app.js'
@@ -41,12 +42,16 @@ describe('a register array too long to list', () => {
 
   beforeAll(async () => {
     const corpus = tmp('hwfacts-array-corpus-')
-    const bytes = readFileSync(FIXTURE)
-    const path = 'svd/Quazar/QZ7002.svd'
-    mkdirSync(dirname(join(corpus, path)), { recursive: true })
-    writeFileSync(join(corpus, path), bytes)
-    const source = { path, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, kind: 'cmsis-svd', publisher: 'Quazar Microdevices', license: 'CC0-1.0', mediaType: 'application/xml' }
-    writeFileSync(join(corpus, 'sources.json'), JSON.stringify({ sources: [source] }))
+    const text = readFileSync(FIXTURE, 'utf8')
+    // A second part, its array twice as long: compare_parts must tell them apart.
+    const files = { 'svd/Quazar/QZ7002.svd': text, 'svd/Quazar/QZ7003.svd': text.replace('<name>QZ7002</name>', '<name>QZ7003</name>').replace('<dim>0x1000000</dim>', '<dim>0x2000000</dim>') }
+    const sources = Object.entries(files).map(([path, content]) => {
+      mkdirSync(dirname(join(corpus, path)), { recursive: true })
+      writeFileSync(join(corpus, path), content)
+      const bytes = Buffer.from(content)
+      return { path, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, kind: 'cmsis-svd', publisher: 'Quazar Microdevices', license: 'CC0-1.0', mediaType: 'application/xml' }
+    })
+    writeFileSync(join(corpus, 'sources.json'), JSON.stringify({ sources }))
     const data = tmp('hwfacts-array-data-')
     const built = await buildRelease({ inventory: corpus, dataDir: data })
     expect(built.problems).toEqual([])
@@ -84,5 +89,26 @@ describe('a register array too long to list', () => {
     const validate = new Ajv2020({ strict: false }).compile(tool.outputSchema!)
     expect(validate(r.structuredContent) ? [] : validate.errors).toEqual([])
     expect(r.content[0]!.text).toContain('array of 16777216 elements 0x1 bytes apart')
+  })
+  it('compare_parts tells two parts apart by their arrays\' length, REST and MCP, each answer matching its schema', async () => {
+    const p = { part: 'QZ7002', other: 'QZ7003', topic: 'registers', peripheral: 'TRACE' }
+    const res = await t.app.inject({ url: `/v1/compare/parts?${new URLSearchParams(p)}`, headers: t.auth })
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    // Only DATA[%s] differs: <dim>0x1000000</dim> against 0x2000000 in QZ7003.
+    expect(body.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 1, same: 2 })
+    expect(body.entries).toHaveLength(1)
+    expect(body.entries[0]).toMatchObject({
+      name: 'TRACE.DATA[%s]',
+      kind: 'register',
+      status: 'differs',
+      differences: [{ member: 'array', part: { count: 0x1000000, increment: '0x1' }, other: { count: 0x2000000, increment: '0x1' } }]
+    })
+    const validate = new Ajv2020({ strict: false }).compile(inline(ComparePartsResponse))
+    expect(validate(body) ? [] : validate.errors).toEqual([])
+    await client.listTools()
+    const r = (await client.callTool({ name: 'compare_parts', arguments: p })) as unknown as { isError?: boolean; structuredContent: unknown }
+    expect(r.isError).toBeFalsy()
+    expect(r.structuredContent).toEqual(body)
   })
 })
