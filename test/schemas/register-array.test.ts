@@ -107,8 +107,9 @@ describe('a register array too long to list', () => {
     const validate = new Ajv2020({ strict: false }).compile(inline(ComparePartsResponse))
     expect(validate(body) ? [] : validate.errors).toEqual([])
     await client.listTools()
-    const r = (await client.callTool({ name: 'compare_parts', arguments: p })) as unknown as { isError?: boolean; structuredContent: unknown }
+    const r = (await client.callTool({ name: 'compare_parts', arguments: p })) as unknown as { isError?: boolean; structuredContent: unknown; content: Array<{ text: string }> }
     expect(r.isError).toBeFalsy()
     expect(r.structuredContent).toEqual(body)
+    expect(r.content[0]!.text).toContain('array {"count":16777216,"increment":"0x1"} vs {"count":33554432,"increment":"0x1"}')
   })
 })
