@@ -34,6 +34,8 @@ interface Timing {
   compareMs: number
   twoContextsMs: number
   ratio: { median: number; p10: number; p90: number }
+  /** All comparisons against the context calls each replaces: the first pages when it fits one page, else every page. */
+  replaced?: { contextsMs: number; ratio: { median: number; p10: number; p90: number } }
   /** The same, for the comparisons whose peripheral fits one context page on both parts, and the others. */
   fitsOnePage?: Timing & { comparisons: number }
   overOnePage?: Timing & { comparisons: number; allPages?: AllPages }
@@ -156,8 +158,16 @@ async function timing(all: Case[], rounds: number, compare: () => Compare, facts
       ratio: { median: round3(median(rs)), p10: round3(quantile(rs, 0.1)), p90: round3(quantile(rs, 0.9)) }
     }
   }
+  // Every comparison against the calls it replaces: one page each when it fits, else every page.
+  const replaced = (): Timing['replaced'] => {
+    const base = c.map((_, i) => (all[i % all.length]!.big ? w[i]! : x[i]!))
+    if (base.some(Number.isNaN)) return undefined
+    const rs = c.map((v, i) => v / base[i]!)
+    return { contextsMs: round3(median(base)), ratio: { median: round3(median(rs)), p10: round3(quantile(rs, 0.1)), p90: round3(quantile(rs, 0.9)) } }
+  }
   return {
     ...summary(() => true),
+    replaced: replaced(),
     fitsOnePage: { ...summary((k) => !k.big), comparisons: n(false) },
     overOnePage: { ...summary((k) => !!k.big), comparisons: n(true), allPages: whole() }
   }
