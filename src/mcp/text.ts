@@ -192,7 +192,7 @@ function factValue(topic: string, v: Obj): string {
   if (topic === 'registers') {
     if (v.address !== undefined)
       return tail(
-        join([`address ${str(v.address)}`, v.offset !== undefined && `offset ${str(v.offset)}`, v.size != null && `${str(v.size)} bits`, v.resetValue != null && `reset ${str(v.resetValue)}`, str(v.access), str(v.protection) && `protection ${str(v.protection)}`])
+        join([`address ${str(v.address)}`, v.offset !== undefined && `offset ${str(v.offset)}`, v.size != null && `${str(v.size)} bits`, v.resetValue != null && `reset ${str(v.resetValue)}`, str(v.access), str(v.protection) && `protection ${str(v.protection)}`, v.array !== undefined && `array of ${str(obj(v.array).count)} elements ${str(obj(v.array).increment)} bytes apart (address is element 0's)`])
       )
     if (v.baseAddress !== undefined) {
       const irqs = arr(v.interrupts).map((i) => `${str(obj(i).name)}=${str(obj(i).value)}`)
@@ -350,7 +350,7 @@ export function renderCompareParts(r: Obj): string {
   const side = (s: unknown) => {
     const x = obj(s)
     if (x.pins) return arr(x.pins).map((p) => `${str(obj(p).pin)}${obj(p).af === null ? '' : `/AF${str(obj(p).af)}`}`).join(', ')
-    return r.topic === 'errata' ? 'listed' : Object.entries(obj(x.value)).map(([k, v]) => `${k} ${compared(v)}`).join(', ')
+    return r.topic === 'errata' ? 'listed' : factValue(str(r.topic) ?? '', obj(x.value))
   }
   for (const e of arr(r.entries).map(obj)) {
     const diffs = arr(e.differences).map(obj)

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { ReleaseId, SourceProblem, suggestions, Target } from './catalog.js'
 import { StringEnum } from './components.js'
-import { Evidence, Topic } from './facts.js'
+import { Evidence, Fact, RegisterArray, Topic } from './facts.js'
 import { CORPUS_RELEASE_PATTERN, CorpusRelease } from './params.js'
 import { ContextTarget, Page } from './responses.js'
 
@@ -64,21 +64,14 @@ export const CompareSide = Type.Object(
   { ...closed, $id: 'CompareSide', description: 'One side of a comparison: resolved to one target, or refused with candidates or a reason.' }
 )
 
-const FactValue = Type.Unknown({ description: 'The fact\'s `value`, as /v1/context returns it for this topic (see `Fact`).' })
-
-export const FactVersion = Type.Object(
-  { id: Type.String(), value: FactValue, scope: Type.Object({}, open), evidence: Type.Array(Evidence, { minItems: 1 }) },
-  { ...closed, $id: 'FactVersion', description: 'A fact as one release has it: value, scope and evidence.' }
-)
-
 export const ReleaseChange = Type.Object(
   {
     change: StringEnum(['added', 'removed', 'changed']),
     name: Type.String(),
     package: Type.Optional(Type.String()),
     changedMembers: Type.Array(Type.String(), { description: 'Members of `value` (or `scope`) that differ; empty unless changed.' }),
-    from: Type.Union([FactVersion, Type.Null()], { description: 'The fact in from_release; null when added.' }),
-    to: Type.Union([FactVersion, Type.Null()], { description: 'The fact in to_release; null when removed.' })
+    from: Type.Union([Fact, Type.Null()], { description: 'The fact as from_release has it (as /v1/context returns it: value, scope, evidence); null when added.' }),
+    to: Type.Union([Fact, Type.Null()], { description: 'The fact as to_release has it; null when removed.' })
   },
   { ...closed, $id: 'ReleaseChange', description: 'One fact added, removed or changed, matched by topic, name and package.' }
 )
@@ -141,14 +134,20 @@ export const PinAssignment = Type.Object(
   { ...closed, $id: 'PinAssignment' }
 )
 
-export const PartDiffSide = Type.Object(
-  {
-    value: Type.Optional(Type.Unknown({ description: 'Registers: the compared members (address, offset, size, resetValue, resetMask, access, baseAddress, bitOffset, bitWidth); electrical and errata: the fact value.' })),
-    pins: Type.Optional(Type.Array(PinAssignment, { description: 'Pins: where the signal is, with its AF number.' })),
-    evidence: Type.Optional(Type.Array(Evidence, { minItems: 1 }))
-  },
-  { ...closed, $id: 'PartDiffSide', description: 'One part\'s side of an entry.' }
+export const SignalPins = Type.Object(
+  { pins: Type.Array(PinAssignment, { description: 'Where the signal is on this part, with its AF number.' }) },
+  { ...closed, $id: 'SignalPins', description: 'Pins: one part\'s side of a signal.' }
 )
+
+export const ComparedValue = Type.Union([Type.String(), Type.Number(), Type.Null(), Type.Array(Type.String()), RegisterArray], {
+  $id: 'ComparedValue',
+  description: 'A compared member\'s value: a hex string (addresses, reset values), an integer (size, bit offset and width), a string (access, unit), a number (electrical value), null when absent, (pins) a `PA9/AF7` list, or (`array`) a register array\'s count and increment.'
+})
+
+const partSide = (which: string) =>
+  Type.Union([Fact, SignalPins, Type.Null()], {
+    description: `The ${which}'s side: the fact as /v1/context returns it (registers, electrical, errata), its pins for the signal (pins), or null when the ${which} does not have it.`
+  })
 
 export const PartDiff = Type.Object(
   {
@@ -156,11 +155,11 @@ export const PartDiff = Type.Object(
     kind: Type.Optional(StringEnum(['peripheral', 'register', 'field'])),
     status: StringEnum(['only_part', 'only_other', 'differs', 'same']),
     differences: Type.Array(
-      Type.Object({ member: Type.String(), part: Type.Unknown(), other: Type.Unknown() }, closed),
-      { description: 'Members whose values differ (registers, electrical; pins: `pins`, as `PA9/AF7` lists).' }
+      Type.Object({ member: Type.String({ description: 'A member of the facts\' `value` (pins: `pins`).' }), part: ComparedValue, other: ComparedValue }, closed),
+      { description: 'Members whose values differ: registers on their kind\'s address, offset, size, resetValue, resetMask, access, array (a register array too long to list), baseAddress, bitOffset, bitWidth; electrical on value and unit; pins on the `PA9/AF7` lists.' }
     ),
-    part: Type.Union([PartDiffSide, Type.Null()]),
-    other: Type.Union([PartDiffSide, Type.Null()])
+    part: partSide('part'),
+    other: partSide('other part')
   },
   { ...closed, $id: 'PartDiff', description: 'One name compared between the two parts.' }
 )

@@ -49,6 +49,19 @@ export const PeripheralValue = Type.Object(
   { ...closed, $id: 'PeripheralValue', description: 'A peripheral instance (fact name `GPIOA`).' }
 )
 
+export const RegisterArray = Type.Object(
+  {
+    count: Type.Integer({ minimum: 2, description: 'How many elements the SVD `<dim>` declares.' }),
+    increment: Hex('Bytes from one element to the next (`<dimIncrement>`).')
+  },
+  {
+    ...closed,
+    $id: 'RegisterArray',
+    description:
+      'A register array too long to list element by element (more than 65,536 elements, e.g. a 16 Mi-entry trace buffer): one fact, named as the SVD writes it (`DATA[%s]`), whose `address` is element 0\'s.'
+  }
+)
+
 export const RegisterValue = Type.Object(
   {
     address: Hex('Absolute address, 8 hex digits.'),
@@ -58,7 +71,8 @@ export const RegisterValue = Type.Object(
     resetMask: Type.Union([Hex('Bits the reset value defines.'), Type.Null()]),
     access: Text('`read-write`, `read-only`, `write-only`, `writeOnce`, `read-writeOnce`.'),
     description: Text('As the SVD writes it.'),
-    protection: Type.Optional(Type.String({ description: 'SVD protection: `s` secure, `n` non-secure, `p` privileged.' }))
+    protection: Type.Optional(Type.String({ description: 'SVD protection: `s` secure, `n` non-secure, `p` privileged.' })),
+    array: Type.Optional(RegisterArray)
   },
   { ...closed, $id: 'RegisterValue', description: 'A register (fact name `RCC.AHB1ENR`).' }
 )

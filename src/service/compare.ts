@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../schemas/compare.js'
-import type { FactQuery, ReleaseStore } from '../store/types.js'
+import type { FactQuery, FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
@@ -13,21 +13,91 @@ import { splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
  * Comparisons over the public store interface: every fact of one resolved target (narrowed by the
  * store's name and peripheral filters) is read from each side, matched by name, and the differences
  * are paged like /v1/context: in a fixed order, within limit and max_tokens, with an HMAC cursor.
- * The whole list of differences is made once per comparison and kept (serialized) in an LRU, so
- * paging does not read and match the facts again.
+ * The whole list of differences is made once per comparison and kept in an LRU, so paging does
+ * not read and match the facts again. Entries embed the stored fact bodies as they are (the same
+ * bytes /v1/context returns) with their index-time token counts: a comparison parses only the
+ * values it compares and counts only the text it writes itself.
  */
 
-interface StoredFact {
-  id: string
-  name: string
-  value: Record<string, unknown>
-  scope: Record<string, unknown> & { package?: string }
-  evidence: Array<{ sourcePath: string; sourceSha256: string }>
+/** A stored fact as the store returns it: its body (the public JSON) and the index-time token count of that body. */
+type Row = Pick<FactRow, 'body' | 'tokens'>
+
+/**
+ * A stored fact as a comparison reads it: its name, and its value and scope parsed only when
+ * needed, never its evidence (most of its bytes). The indexer writes every body as
+ * `{"id","topic","name","value","scope","evidence"}` in that order (indexer/encode.ts), and these
+ * markers cannot occur earlier inside a member (quotes inside strings are escaped; no value or
+ * scope schema has a `scope` or `evidence` member). A body that does not start so is parsed whole.
+ */
+class Read {
+  readonly name: string
+  /** The text value and scope are read from (the body): the value starts at v. */
+  private readonly src: string
+  private readonly v: number
+  /** Where `,"scope":` and `,"evidence":` are, found when first needed (most facts never need them). */
+  private s = -1
+  private e = -1
+  private parsedValue?: Record<string, unknown>
+  private parsedScope?: Record<string, unknown> & { package?: string }
+
+  constructor(readonly row: Row) {
+    const b = row.body
+    const n = b.indexOf(',"name":"')
+    const v = n < 0 ? -1 : b.indexOf('","value":', n)
+    if (v < 0 || !b.startsWith('{"id":')) {
+      const f = JSON.parse(b) as { name: string; value: Record<string, unknown>; scope: Record<string, unknown> }
+      const value = JSON.stringify(f.value)
+      this.name = f.name
+      this.src = `${value},"scope":${JSON.stringify(f.scope)},"evidence":`
+      this.v = 0
+      return
+    }
+    const name = b.slice(n + 9, v)
+    this.name = name.includes('\\') ? (JSON.parse(`"${name}"`) as string) : name
+    this.src = b
+    this.v = v + 10
+  }
+
+  private find(): void {
+    this.s = this.src.indexOf(',"scope":', this.v)
+    this.e = this.s < 0 ? -1 : this.src.indexOf(',"evidence":', this.s)
+    // Bodies are written by the indexer only (and the release file is checked against its digest).
+    if (this.e < 0) throw new Error(`fact ${this.name}: the stored body is not in the indexer's layout`)
+  }
+
+  /** The value's JSON as stored: equal texts are equal values. */
+  get valueText(): string {
+    if (this.s < 0) this.find()
+    return this.src.slice(this.v, this.s)
+  }
+
+  /** Whether the value's JSON starts with `prefix`. */
+  valueStartsWith(prefix: string): boolean {
+    return this.src.startsWith(prefix, this.v)
+  }
+
+  get value(): Record<string, unknown> {
+    return (this.parsedValue ??= JSON.parse(this.valueText) as Record<string, unknown>)
+  }
+
+  get scope(): Record<string, unknown> & { package?: string } {
+    if (this.s < 0) this.find()
+    return (this.parsedScope ??= JSON.parse(this.src.slice(this.s + 9, this.e)) as Record<string, unknown>)
+  }
 }
 
-/** A difference, serialized once, with its token count made when first paged. */
+/**
+ * A difference: its own members, then two sides, each a stored body embedded verbatim (or null).
+ * Serialized when first paged; the bodies are never parsed and re-serialized, and their token
+ * counts come from the index: only the entry's own text is counted.
+ */
 interface Entry {
-  json: string
+  own: object
+  keys: readonly [string, string]
+  a: Row | undefined
+  b: Row | undefined
+  /** Its JSON in pieces (the bodies among them), joined with the page's: each body is copied once. */
+  json?: string[]
   tokens?: number
 }
 
@@ -40,14 +110,16 @@ const DEFAULT_LIMIT = 20
 const DEFAULT_MAX_TOKENS = 4000
 const DEFAULT_CANDIDATES = 10
 const READ_BATCH = 5000
+/** A side made here (pins), counted when paged. */
+const UNCOUNTED = -1
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** Most compared members are strings or numbers: the deep comparison only for objects. */
 const same = (x: unknown, y: unknown) => x === y || (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && isDeepStrictEqual(x, y))
 
 /** Every fact of the target for the topic, in the store's order. */
-async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, names: string[], prefixes: string[], peripheral?: string): Promise<StoredFact[]> {
-  const out: StoredFact[] = []
+async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, names: string[], prefixes: string[], peripheral?: string): Promise<FactRow[]> {
+  const out: FactRow[] = []
   let after: FactQuery['after']
   for (;;) {
     const rows = await store.queryFacts({
@@ -61,11 +133,104 @@ async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, 
       ...(after ? { after } : {}),
       limit: READ_BATCH
     })
-    for (const r of rows) out.push(JSON.parse(r.body) as StoredFact)
-    if (rows.length < READ_BATCH) return out
+    if (rows.length < READ_BATCH) return out.length === 0 ? rows : out.concat(rows)
+    for (const r of rows) out.push(r)
     const last = rows[rows.length - 1]!
     after = { score: last.score, ord: last.ord }
   }
+}
+
+/** Members whose values come from a small fixed set: written as part of the literal text around them. */
+const FIXED = new Set(['kind', 'status', 'change', 'member'])
+/** Token counts of literal texts: keys, punctuation and FIXED values, so a bounded set. */
+const literals = new Map<string, number>()
+
+/**
+ * JSON text with its token count, made of literal pieces (counted once per distinct piece) and
+ * values (counted each). String values are split from their quotes and numbers from the
+ * punctuation around them, where the tokenizer's pre-tokenizer splits them anyway; a stored body
+ * comes with its own count. Joined at punctuation, the pieces never tokenize into more than their
+ * counts add up to (as /v1/context's facts; the tests check every page with the real tokenizer).
+ */
+class CountedJson {
+  /** Kept apart, to be joined once with the whole page: a string grown piece by piece is slow to flatten. */
+  private readonly parts: string[] = []
+  tokens = 0
+  private literal = ''
+
+  private flush(): void {
+    if (this.literal === '') return
+    let n = literals.get(this.literal)
+    if (n === undefined) literals.set(this.literal, (n = countTokens(this.literal)))
+    this.parts.push(this.literal)
+    this.tokens += n
+    this.literal = ''
+  }
+
+  /** Text that is already JSON, with its token count. */
+  raw(json: string, tokens: number): void {
+    this.flush()
+    this.parts.push(json)
+    this.tokens += tokens
+  }
+
+  value(v: unknown): void {
+    if (Array.isArray(v)) {
+      this.literal += '['
+      v.forEach((x, i) => (i > 0 && (this.literal += ','), this.value(x)))
+      this.literal += ']'
+    } else if (v !== null && typeof v === 'object') this.members(v as Record<string, unknown>)
+    else if (typeof v === 'string') {
+      const json = JSON.stringify(v)
+      // Escapes would be split from what they escape: such a string is counted whole.
+      if (json.length !== v.length + 2) return this.raw(json, countTokens(json))
+      this.literal += '"'
+      this.raw(v, countTokens(v))
+      this.literal += '"'
+    } else if (typeof v === 'number') {
+      const json = JSON.stringify(v)
+      this.raw(json, countTokens(json))
+    } else this.literal += JSON.stringify(v)
+  }
+
+  /** An object's members, left open (no `}`) when `open`, for members the caller adds. */
+  members(o: Record<string, unknown>, open = false): void {
+    let sep = '{'
+    for (const k in o) {
+      const v = o[k]
+      if (v === undefined) continue
+      this.literal += `${sep}"${k}":`
+      sep = ','
+      if (FIXED.has(k) && typeof v === 'string') this.literal += JSON.stringify(v)
+      else this.value(v)
+    }
+    if (sep === '{') this.literal += '{'
+    if (!open) this.literal += '}'
+  }
+
+  /** A member holding a stored body (or null), after open members. */
+  side(key: string, r: Row | undefined): void {
+    this.literal += `,"${key}":`
+    if (!r) this.literal += 'null'
+    else if (r.tokens === UNCOUNTED) this.raw(r.body, countTokens(r.body))
+    else this.raw(r.body, r.tokens)
+  }
+
+  done(suffix: string): string[] {
+    this.literal += suffix
+    this.flush()
+    return this.parts
+  }
+}
+
+/** An entry's JSON and tokens: its own members, then its two sides. */
+function serialize(e: Entry): number {
+  const w = new CountedJson()
+  w.members(e.own as Record<string, unknown>, true)
+  w.side(e.keys[0], e.a)
+  w.side(e.keys[1], e.b)
+  e.json = w.done('}')
+  return (e.tokens = w.tokens)
 }
 
 /** What one side resolved to: a target to read, or the refusal to show (candidates, reason, suggestions). */
@@ -78,16 +243,18 @@ interface Side {
 /** The members a parts comparison looks at, per kind of register element. */
 const REGISTER_MEMBERS = {
   peripheral: ['baseAddress'],
-  register: ['address', 'offset', 'size', 'resetValue', 'resetMask', 'access'],
+  register: ['address', 'offset', 'size', 'resetValue', 'resetMask', 'access', 'array'],
   field: ['bitOffset', 'bitWidth', 'access']
 } as const
 type RegisterKind = keyof typeof REGISTER_MEMBERS
 
-function registerKind(v: Record<string, unknown>): RegisterKind {
-  return 'baseAddress' in v ? 'peripheral' : 'bitOffset' in v ? 'field' : 'register'
+/** The kind, from the value's first member as the indexer writes it, else from its members. */
+function registerKind(f: Read): RegisterKind {
+  if (f.valueStartsWith('{"baseAddress":')) return 'peripheral'
+  if (f.valueStartsWith('{"address":')) return 'register'
+  if (f.valueStartsWith('{"bitOffset":')) return 'field'
+  return 'baseAddress' in f.value ? 'peripheral' : 'bitOffset' in f.value ? 'field' : 'register'
 }
-
-const pick = (v: Record<string, unknown>, keys: readonly string[]) => Object.fromEntries(keys.filter((k) => k in v).map((k) => [k, v[k]]))
 
 /** A name filter applied in memory (pins: signal names), as the store applies it to fact names. */
 function nameFilter(names: string[], prefixes: string[]): (n: string) => boolean {
@@ -102,9 +269,9 @@ function nameFilter(names: string[], prefixes: string[]): (n: string) => boolean
 
 export class Compare {
   private readonly cache = new LRUCache<string, Comparison>({
-    // Serialized entries dominate; strings are mostly ASCII.
+    // The stored bodies an entry holds dominate (a body cut from a block keeps the block alive); strings are mostly ASCII.
     maxSize: 32 << 20,
-    sizeCalculation: (c) => c.entries.reduce((n, e) => n + e.json.length + 16, 256)
+    sizeCalculation: (c) => c.entries.reduce((n, e) => n + (e.a?.body.length ?? 0) + (e.b?.body.length ?? 0) + 256, 256)
   })
 
   /** Finished pages, for repeated requests (releases are immutable): as /v1/context's answer cache. */
@@ -243,8 +410,7 @@ export class Compare {
         readAll(store, a.choice, topic, storeNames, storePrefixes, peripheral),
         readAll(store, b.choice, topic, storeNames, storePrefixes, peripheral)
       ])
-      const keep = topic === 'pins' ? nameFilter(signal ? [signal] : names, signal ? [] : prefixes) : () => true
-      c = diffParts(topic, fa, fb, keep, includeSame)
+      c = topic === 'pins' ? diffPins(fa, fb, nameFilter(signal ? [signal] : names, signal ? [] : prefixes), includeSame) : diffParts(topic, fa, fb, includeSame)
       c.head = head(c.head.counts)
       this.cache.set(key, c)
     }
@@ -311,12 +477,12 @@ export class Compare {
         truncatedBy = 'limit'
         break
       }
-      e.tokens ??= countTokens(e.json)
-      if (used + e.tokens + 1 > maxTokens) {
+      const tokens = e.tokens ?? serialize(e)
+      if (used + tokens + 1 > maxTokens) {
         truncatedBy = 'max_tokens'
         break
       }
-      used += e.tokens + 1
+      used += tokens + 1
       taken.push(e)
     }
     const out = [...notes]
@@ -331,14 +497,15 @@ export class Compare {
     }
     // Counted with tokens = maxTokens, which has at least as many digits as the real count.
     page.tokens = headTokens + countTokens(tail(page, out)) + taken.reduce((n, e) => n + e.tokens! + 1, 0)
-    return headStr + taken.map((e) => e.json).join(',') + tail(page, out)
+    const pieces = [headStr]
+    taken.forEach((e, i) => (i > 0 && pieces.push(','), pieces.push(...e.json!)))
+    pieces.push(tail(page, out))
+    return pieces.join('')
   }
 }
 
-const version = (f: StoredFact) => ({ id: f.id, value: f.value, scope: f.scope, evidence: f.evidence })
-
 /** Value members (and `scope`, device aside) whose values differ between two versions of a fact. */
-function changedMembers(a: StoredFact, b: StoredFact): string[] {
+function changedMembers(a: Read, b: Read): string[] {
   const keys = [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])].sort(byName)
   const out = keys.filter((k) => !same(a.value[k], b.value[k]))
   const { device: _da, ...sa } = a.scope
@@ -347,18 +514,40 @@ function changedMembers(a: StoredFact, b: StoredFact): string[] {
   return out
 }
 
+/** The artifacts a body's evidence names, as the indexer writes an Evidence: sha256, then path. */
+const EVIDENCE_SOURCE = /"sourceSha256":"([0-9a-f]{64})","sourcePath":("(?:[^"\\]|\\.)*")/g
+
+function addSources(body: string, into: Map<string, string>): void {
+  let found = false
+  for (const m of body.matchAll(EVIDENCE_SOURCE)) {
+    into.set(JSON.parse(m[2]!) as string, m[1]!)
+    found = true
+  }
+  // Every fact has evidence: a body the pattern misses is read whole.
+  if (!found) for (const e of (JSON.parse(body) as { evidence: Array<{ sourcePath: string; sourceSha256: string }> }).evidence) into.set(e.sourcePath, e.sourceSha256)
+}
+
 /** Added, removed and changed facts, matched by (name, package): fact ids embed the target key, which may differ. */
-function diffReleases(from: StoredFact[], to: StoredFact[], fc: TargetChoice, tc: TargetChoice): Comparison {
-  const key = (f: StoredFact) => `${f.name}\u0000${f.scope.package ?? ''}`
-  const old = new Map(from.map((f) => [key(f), f]))
-  const cur = new Map(to.map((f) => [key(f), f]))
-  const keys = [...new Set([...old.keys(), ...cur.keys()])].sort(byName)
+function diffReleases(from: FactRow[], to: FactRow[], fc: TargetChoice, tc: TargetChoice): Comparison {
+  const byKey = (rows: FactRow[]) => {
+    const m = new Map<string, Read>()
+    for (const r of rows) {
+      const f = new Read(r)
+      m.set(`${f.name}\u0000${f.scope.package ?? ''}`, f)
+    }
+    return m
+  }
+  const old = byKey(from)
+  const cur = byKey(to)
+  // The default sort orders strings by UTF-16 code units, as byName does.
+  const keys = [...new Set([...old.keys(), ...cur.keys()])].sort()
   const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 }
   const entries: Entry[] = []
   for (const k of keys) {
     const a = old.get(k)
     const b = cur.get(k)
-    const changed = a && b ? changedMembers(a, b) : []
+    // The same bytes (same id, value, scope and evidence) need no comparing.
+    const changed = a && b && a.row.body !== b.row.body ? changedMembers(a, b) : []
     if (a && b && changed.length === 0) {
       counts.unchanged++
       continue
@@ -366,14 +555,12 @@ function diffReleases(from: StoredFact[], to: StoredFact[], fc: TargetChoice, tc
     const change = !a ? 'added' : !b ? 'removed' : 'changed'
     counts[change]++
     const f = (a ?? b)!
-    entries.push({
-      json: JSON.stringify({ change, name: f.name, ...(f.scope.package !== undefined ? { package: f.scope.package } : {}), changedMembers: changed, from: a ? version(a) : null, to: b ? version(b) : null })
-    })
+    entries.push({ own: { change, name: f.name, ...(f.scope.package !== undefined ? { package: f.scope.package } : {}), changedMembers: changed }, keys: ['from', 'to'], a: a?.row, b: b?.row })
   }
   // The artifacts behind either side: the targets' sources and every source an evidence names.
-  const shas = (facts: StoredFact[], c: TargetChoice) => {
+  const shas = (rows: FactRow[], c: TargetChoice) => {
     const m = new Map<string, string>([[c.target.sourcePath, c.target.sourceSha256]])
-    for (const f of facts) for (const e of f.evidence) m.set(e.sourcePath, e.sourceSha256)
+    for (const r of rows) addSources(r.body, m)
     return m
   }
   const fa = shas(from, fc)
@@ -386,17 +573,19 @@ function diffReleases(from: StoredFact[], to: StoredFact[], fc: TargetChoice, tc
   return { entries, head: { artifacts, counts } }
 }
 
-interface DiffSide {
-  value?: unknown
-  pins?: Array<{ pin: string; position: string; af: number | null; evidence: unknown[] }>
-  evidence?: unknown[]
+interface PinAssignment {
+  pin: string
+  position: string
+  af: number | null
+  evidence: unknown[]
 }
 
 /** Pins by signal: every pin that carries it, with the AF number that selects it. */
-function bySignal(facts: StoredFact[], keep: (n: string) => boolean): Map<string, NonNullable<DiffSide['pins']>> {
-  const out = new Map<string, NonNullable<DiffSide['pins']>>()
-  for (const f of facts) {
-    const v = f.value as { label: string; position: string; signals?: string[]; alternateFunctions?: Array<{ af: number; signal: string }> }
+function bySignal(rows: FactRow[], keep: (n: string) => boolean): Map<string, PinAssignment[]> {
+  const out = new Map<string, PinAssignment[]>()
+  for (const r of rows) {
+    const f = JSON.parse(r.body) as { value: { label: string; position: string; signals?: string[]; alternateFunctions?: Array<{ af: number; signal: string }> }; evidence: unknown[] }
+    const v = f.value
     const afs = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
     for (const s of new Set([...(v.signals ?? []), ...afs.keys()])) {
       if (!keep(s)) continue
@@ -409,52 +598,73 @@ function bySignal(facts: StoredFact[], keep: (n: string) => boolean): Map<string
   return out
 }
 
-/** One entry per name either part has: on one part only, or compared member by member. */
-function diffParts(topic: Topic, fa: StoredFact[], fb: StoredFact[], keep: (n: string) => boolean, includeSame: boolean): Comparison {
-  const sides = new Map<string, { a?: DiffSide; b?: DiffSide; kind?: RegisterKind; members: string[] }>()
-  const put = (name: string, which: 'a' | 'b', s: DiffSide, members: string[], kind?: RegisterKind) => {
-    const e = sides.get(name) ?? { members }
-    e[which] = s
-    if (kind) e.kind = kind
-    // Register kinds list their compared members; the union covers a name that changed kind.
-    e.members = [...new Set([...e.members, ...members])]
-    sides.set(name, e)
+const NONE: readonly never[] = []
+const ELECTRICAL_MEMBERS = ['value', 'unit'] as const
+const PART_KEYS = ['part', 'other'] as const
+
+type PartStatus = 'only_part' | 'only_other' | 'differs' | 'same'
+const COUNT_OF: Record<PartStatus, 'onlyPart' | 'onlyOther' | 'differs' | 'same'> = { only_part: 'onlyPart', only_other: 'onlyOther', differs: 'differs', same: 'same' }
+
+/** Pins: one entry per signal either part has, its pins with AF numbers compared as `PA9/AF7` lists. */
+function diffPins(fa: FactRow[], fb: FactRow[], keep: (n: string) => boolean, includeSame: boolean): Comparison {
+  const a = bySignal(fa, keep)
+  const b = bySignal(fb, keep)
+  const counts = { onlyPart: 0, onlyOther: 0, differs: 0, same: 0 }
+  const entries: Entry[] = []
+  const list = (pins: PinAssignment[]) => pins.map((x) => (x.af === null ? x.pin : `${x.pin}/AF${x.af}`))
+  for (const name of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    const pa = a.get(name)
+    const pb = b.get(name)
+    const la = pa && list(pa)
+    const lb = pb && list(pb)
+    const differences = la && lb && !isDeepStrictEqual(la, lb) ? [{ member: 'pins', part: la, other: lb }] : []
+    const status: PartStatus = !pb ? 'only_part' : !pa ? 'only_other' : differences.length ? 'differs' : 'same'
+    counts[COUNT_OF[status]]++
+    if (status === 'same' && !includeSame) continue
+    const side = (pins: PinAssignment[] | undefined) => (pins ? { body: JSON.stringify({ pins }), tokens: UNCOUNTED } : undefined)
+    entries.push({ own: { name, status, differences }, keys: PART_KEYS, a: side(pa), b: side(pb) })
   }
-  if (topic === 'pins') {
-    for (const [which, facts] of [['a', fa], ['b', fb]] as const)
-      for (const [signal, pins] of bySignal(facts, keep)) put(signal, which, { pins }, ['pins'])
-  } else {
-    for (const [which, facts] of [['a', fa], ['b', fb]] as const)
-      for (const f of facts) {
-        if (topic === 'registers') {
-          const kind = registerKind(f.value)
-          put(f.name, which, { value: pick(f.value, REGISTER_MEMBERS[kind]), evidence: f.evidence }, [...REGISTER_MEMBERS[kind]], kind)
-        } else if (topic === 'electrical') put(f.name, which, { value: f.value, evidence: f.evidence }, ['value', 'unit'])
-        // Errata: whether an erratum of that number is listed for each part; their texts are per device.
-        else put(f.name, which, { value: f.value, evidence: f.evidence }, [])
-      }
+  return { entries, head: { counts } }
+}
+
+/**
+ * Registers, electrical, errata: one entry per fact name either part has, with both facts as
+ * stored; registers compared on their kind's members, electrical on value and unit, errata on
+ * being listed at all (their texts are per device).
+ */
+function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: boolean): Comparison {
+  const sides = new Map<string, { a?: Read; b?: Read }>()
+  for (const r of fa) {
+    const f = new Read(r)
+    sides.set(f.name, { a: f })
+  }
+  for (const r of fb) {
+    const f = new Read(r)
+    const s = sides.get(f.name)
+    if (s) s.b = f
+    else sides.set(f.name, { b: f })
   }
   const counts = { onlyPart: 0, onlyOther: 0, differs: 0, same: 0 }
   const entries: Entry[] = []
-  for (const name of [...sides.keys()].sort(byName)) {
-    const { a, b, kind, members } = sides.get(name)!
-    let differences: Array<{ member: string; part: unknown; other: unknown }> = []
-    if (a && b) {
-      if (topic === 'pins') {
-        const list = (s: DiffSide) => s.pins!.map((x) => (x.af === null ? x.pin : `${x.pin}/AF${x.af}`))
-        const la = list(a)
-        const lb = list(b)
-        if (!isDeepStrictEqual(la, lb)) differences = [{ member: 'pins', part: la, other: lb }]
-      } else {
-        const va = a.value as Record<string, unknown>
-        const vb = b.value as Record<string, unknown>
-        differences = members.filter((m) => !same(va[m], vb[m])).map((m) => ({ member: m, part: va[m] ?? null, other: vb[m] ?? null }))
-      }
+  for (const name of [...sides.keys()].sort()) {
+    const { a, b } = sides.get(name)!
+    let kind: RegisterKind | undefined
+    let members: readonly string[] = topic === 'electrical' ? ELECTRICAL_MEMBERS : NONE
+    if (topic === 'registers') {
+      const ka = a && registerKind(a)
+      const kb = b && registerKind(b)
+      kind = (ka ?? kb)!
+      // A name that changed kind is compared on the members of both kinds.
+      members = ka && kb && ka !== kb ? [...new Set([...REGISTER_MEMBERS[ka], ...REGISTER_MEMBERS[kb]])] : REGISTER_MEMBERS[kind]
     }
-    const status = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
-    counts[status === 'only_part' ? 'onlyPart' : status === 'only_other' ? 'onlyOther' : status]++
+    // Equal value texts are equal values: parsed only when they differ.
+    const differences =
+      a && b && a.valueText !== b.valueText ? members.filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null })) : NONE
+    const status: PartStatus = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
+    counts[COUNT_OF[status]]++
     if (status === 'same' && !includeSame) continue
-    entries.push({ json: JSON.stringify({ name, ...(kind ? { kind } : {}), status, differences, part: a ?? null, other: b ?? null }) })
+    // An undefined kind is left out of the JSON.
+    entries.push({ own: { name, kind, status, differences }, keys: PART_KEYS, a: a?.row, b: b?.row })
   }
   return { entries, head: { counts } }
 }

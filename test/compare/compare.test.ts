@@ -149,6 +149,19 @@ describe('GET /v1/compare/parts (core corpus)', () => {
     expect(e.status).toBe(e.part.value.value === e.other.value.value ? 'same' : 'differs')
   })
 
+  it('each side is the fact as /v1/context returns it, typed in the contract by the same Fact schema', async () => {
+    const q = 'fact_names=USART1.BRR,USART1.CR1.UE'
+    const entries = (await get(`/v1/compare/parts?part=STM32F407VG&other=STM32G474RE&topic=registers&include_same=true&${q}`)).json().entries as Obj[]
+    // Context pages in document order, comparisons in name order.
+    const facts = async (part: string) => ((await get(`/v1/context?part=${part}&topic=registers&${q}`)).json().facts as Obj[]).sort((x, y) => (x.name < y.name ? -1 : 1))
+    expect(entries.map((e) => e.part)).toEqual(await facts('STM32F407VG'))
+    expect(entries.map((e) => e.other)).toEqual(await facts('STM32G474RE'))
+    const schemas = (await t.app.inject({ url: '/openapi.json' })).json().components.schemas
+    for (const side of [schemas.PartDiff.properties.part, schemas.ReleaseChange.properties.from, schemas.ReleaseChange.properties.to])
+      expect(side.anyOf).toContainEqual({ $ref: '#/components/schemas/Fact' })
+    expect(schemas.PartDiff.properties.differences.items.properties.part).toEqual({ $ref: '#/components/schemas/ComparedValue' })
+  })
+
   it('an ambiguous part is refused with candidates, never picked', async () => {
     const j = (await get('/v1/compare/parts?part=STM32F407&other=STM32G474RE&topic=pins')).json()
     expect(j.status).toBe('ambiguous')
@@ -186,6 +199,52 @@ describe('GET /v1/compare/parts (core corpus)', () => {
     const spec = (await t.app.inject({ url: '/openapi.json' })).json()
     expect(spec.paths['/v1/compare/parts'].get.responses['200'].content['application/json'].schema.$ref).toMatch(/ComparePartsResponse$/)
     expect(spec.components.schemas.PartDiff).toBeDefined()
+  })
+
+  it('both endpoints: the limits of /v1/context, each refusal naming its parameter; auth, Service-Version and 405 on /v1/compare/releases too', async () => {
+    const release = (await get('/v1/release')).json().release.id as string
+    const base = {
+      parts: '/v1/compare/parts?part=STM32F407VG&other=STM32G474RE&topic=registers',
+      releases: `/v1/compare/releases?part=STM32F407VG&topic=registers&from_release=${release}`
+    }
+    for (const url of Object.values(base)) {
+      for (const [q, param] of [
+        ['limit=0', 'limit'],
+        ['limit=51', 'limit'],
+        ['max_tokens=255', 'max_tokens'],
+        ['max_tokens=16001', 'max_tokens'],
+        [`cursor=${'a'.repeat(513)}`, 'cursor'],
+        ['fact_names=,', 'fact_names'],
+        ['peripheral=' + 'X'.repeat(65), 'peripheral'],
+        ['topic=clocks', 'topic']
+      ] as const)
+        expectProblem(await get(`${url}&${q}`), 400, 'INVALID_PARAMETER', param)
+      expectProblem(await get(url.replace('part=STM32F407VG', 'part=S')), 400, 'INVALID_PARAMETER', 'part')
+      expectProblem(await get(url.replace('part=STM32F407VG', `part=${'S'.repeat(129)}`)), 400, 'INVALID_PARAMETER', 'part')
+    }
+    expectProblem(await get(`${base.releases}&from_release=ABC`), 400, 'INVALID_PARAMETER', 'from_release')
+    expectProblem(await get(`${base.parts}&corpus_release=ABC`), 400, 'INVALID_PARAMETER', 'corpus_release')
+    expectProblem(await get(base.releases, { 'service-version': '2020-01-01' }), 400, 'UNSUPPORTED_SERVICE_VERSION', expect.anything() as never)
+    expect((await get(base.releases, { 'service-version': '2026-08-26' })).statusCode).toBe(200)
+    expectProblem(await contract.call(t.app, { method: 'GET', url: base.releases }), 401, 'UNAUTHENTICATED', null)
+    expectProblem(await contract.call(t.app, { method: 'GET', url: base.releases, headers: { authorization: 'Bearer not-a-key' } }), 401, expect.any(String) as never, null)
+    expect((await contract.call(t.app, { method: 'PUT', url: base.releases, headers: t.auth })).statusCode).toBe(405)
+    // Releases not kept, or not the key's: named by their parameter.
+    expectProblem(await get(`${base.releases}&to_release=ffffffffffffffff`), 400, 'UNKNOWN_CORPUS_RELEASE', 'to_release')
+    expectProblem(await get(`/v1/compare/releases?part=STM32F407VG&topic=registers&from_release=0000000000000001`, t.keyFor({ releases: ['0000000000000000'] })), 403, 'FORBIDDEN', 'from_release')
+  })
+
+  it('compare/releases refuses an ambiguous part with candidates, never picking one', async () => {
+    const release = (await get('/v1/release')).json().release.id as string
+    const j = (await get(`/v1/compare/releases?part=STM32F407&topic=pins&from_release=${release}`)).json()
+    expect(j.status).toBe('ambiguous')
+    for (const side of [j.from, j.to]) {
+      expect(side.status).toBe('ambiguous')
+      expect(side.candidates.length).toBeGreaterThan(1)
+      expect(side.candidateCount).toBeGreaterThanOrEqual(side.candidates.length)
+    }
+    expect(j.changes).toEqual([])
+    expect(j.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 0 })
   })
 })
 
