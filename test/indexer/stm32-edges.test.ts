@@ -41,6 +41,18 @@ describe('stm32 adapter: what each broken rule reports', () => {
     expect(r.facts).toEqual([])
   })
 
+  it('artifacts of other kinds are not read; a byte-order mark before <Mcu> is', () => {
+    const other = { ...art('Other.xml', '<Mcu RefName="STM32Z" Package="P"/>'), kind: 'cmsis-svd' }
+    const bom = art('Bom.xml', '\uFEFF' + mcu('RefName="STM32B" Package="P"'))
+    const r = stm32Adapter.parse([other, bom])
+    expect(r.targets.map((t) => t.key)).toEqual(['stm32:STM32B'])
+    expect(r.problems.map((p) => p.file)).not.toContain(DIR + 'Other.xml')
+    expect(stm32Adapter.units!([other, bom])).toEqual([[bom]])
+    const modesBom = stm32Adapter.parse([art('Q.xml', mcu(ONE, '<IP Name="GPIO" Version="Q_gpio"/>', '<Pin Name="PA9" Position="1"><Signal Name="USART1_TX"/></Pin>', ...CATALOG)), art('IP/GPIO-Q_gpio_Modes.xml', '\uFEFF<IP Name="GPIO"><GPIO_Pin Name="PA9"><PinSignal Name="USART1_TX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal></GPIO_Pin></IP>')])
+    expect(modesBom.problems).toEqual([])
+    expect(modesBom.facts.find((f) => f.name === 'PA9')?.value.alternateFunctions).toEqual([{ af: 7, signal: 'USART1_TX' }])
+  })
+
   it('a RefName that does not expand is refused, naming it', () => {
     const r = stm32Adapter.parse([art('Bad.xml', '\n<Mcu RefName="STM32Q(A" Package="QFN8"/>')])
     expect(problemsOf(r, 'Bad.xml')).toEqual([[2, 'cannot expand RefName STM32Q(A into selector parts']])
@@ -145,7 +157,7 @@ describe('stm32 adapter: what each broken rule reports', () => {
   it('a target without Line has no description; the evidence of an electrical fact quotes its element', () => {
     const text = mcu('RefName="STM32Q" Package="QFN8"', '<Temperature Min="-40" Max="105"/>')
     const r = stm32Adapter.parse([art('Plain.xml', text)])
-    expect(r.targets).toEqual([{ key: 'stm32:STM32Q', topics: ['pins', 'electrical'], device: 'STM32Q', sourceSha256: 'a'.repeat(64), sourcePath: DIR + 'Plain.xml', packages: ['QFN8'] }])
+    expect(r.targets).toStrictEqual([{ key: 'stm32:STM32Q', topics: ['pins', 'electrical'], device: 'STM32Q', sourceSha256: 'a'.repeat(64), sourcePath: DIR + 'Plain.xml', packages: ['QFN8'] }])
     const t = r.facts.find((f) => f.name === 'temperature.ambient.max')
     expect(t?.scope).toEqual({ device: 'STM32Q', parts: ['STM32Q'] })
     expect(t?.evidence).toEqual([{ sourceSha256: 'a'.repeat(64), sourcePath: DIR + 'Plain.xml', locator: 'line 2: /Mcu/Temperature/@Max', excerpt: '<Temperature Min="-40" Max="105"/> </Mcu>' }])
@@ -214,20 +226,40 @@ describe('stm32 adapter: GPIO modes files', () => {
       '<IP Name="GPIO">',
       '<GPIO_Pin Name="PA9">',
       '<PinSignal Name="USART1_TX"><RemapBlock Name="USART1_REMAP0" DefaultRemap="true"/><RemapBlock Name="USART1_REMAP1" DefaultRemap="false"><SpecificParameter Name="GPIO_AF"><PossibleValue></PossibleValue><PossibleValue>__HAL_AFIO_REMAP_USART1_ENABLE</PossibleValue></SpecificParameter></RemapBlock></PinSignal>',
-      '<PinSignal Name="TIM1_CH2"><RemapBlock><SpecificParameter Name="GPIO_SPEED"><PossibleValue>X</PossibleValue></SpecificParameter></RemapBlock></PinSignal>',
+      '<PinSignal Name="TIM1_CH2"><RemapBlock><SpecificParameter Name="GPIO_SPEED"><PossibleValue>X</PossibleValue></SpecificParameter><Parameter Name="GPIO_AF"><PossibleValue>Y</PossibleValue></Parameter>',
+      '<SpecificParameter Name="GPIO_AF"><Value>Z</Value></SpecificParameter></RemapBlock></PinSignal>',
+      '<PinSignal Name="CAN_RX"><RemapBlock Name="CAN_REMAP2"/></PinSignal>',
+      '<PinSignal Name="EVENTOUT"><RemapBlock Name="EVENTOUT_REMAP"/></PinSignal>',
+      '</GPIO_Pin>',
+      '<GPIO_Pin Name="PA10">',
+      '<PinSignal Name="CAN_RX"><RemapBlock Name="CAN_REMAP1"/></PinSignal>',
+      '<PinSignal Name="EVENTOUT"><RemapBlock Name="EVENTOUT_REMAP"/></PinSignal>',
       '</GPIO_Pin>',
       '</IP>'
     ].join('\n')
-    const r = stm32Adapter.parse([art('Q.xml', withGpio('Q_gpio')), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
+    const text = mcu(
+      ONE,
+      '<IP InstanceName="GPIO" Name="GPIO" Version="Q_gpio"/>',
+      '<Pin Name="PA9" Position="5" Type="I/O"><Signal Name="USART1_TX"/><Signal Name="TIM1_CH2"/><Signal IOModes="Input,EVENTOUT" Name="GPIO"/></Pin>',
+      '<Pin Name="PA10" Position="6" Type="I/O"><Signal Name="USART1_RX"/><Signal IOModes="Input" Name="GPIO"/></Pin>',
+      ...CATALOG
+    )
+    const r = stm32Adapter.parse([art('Q.xml', text), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
     expect(r.problems).toEqual([])
-    expect(r.facts.find((x) => x.name === 'PA9')?.value).toMatchObject({
-      alternateFunctions: [],
-      remaps: [
-        { signal: 'USART1_TX', block: 'USART1_REMAP0', default: true },
-        { signal: 'USART1_TX', block: 'USART1_REMAP1', default: false, macro: '__HAL_AFIO_REMAP_USART1_ENABLE' },
-        { signal: 'TIM1_CH2', default: false }
-      ]
-    })
+    const pa9 = r.facts.find((x) => x.name === 'PA9')
+    // CAN_RX is not on this MCU's PA9; EVENTOUT is, through its GPIO signal's modes.
+    expect(pa9?.value.alternateFunctions).toEqual([])
+    expect(pa9?.value.remaps).toStrictEqual([
+      { signal: 'USART1_TX', block: 'USART1_REMAP0', default: true },
+      { signal: 'USART1_TX', block: 'USART1_REMAP1', default: false, macro: '__HAL_AFIO_REMAP_USART1_ENABLE' },
+      { signal: 'TIM1_CH2', default: false },
+      { signal: 'EVENTOUT', block: 'EVENTOUT_REMAP', default: false }
+    ])
+    expect(pa9?.evidence.map((e) => e.locator)).toEqual(['line 3: /Mcu/Pin[Name=PA9]', 'line 2: /IP/GPIO_Pin[Name=PA9]'])
+    // PA10 lists neither CAN_RX nor a GPIO mode EVENTOUT: no remap, and no evidence into the modes file.
+    const pa10 = r.facts.find((x) => x.name === 'PA10')
+    expect(pa10?.value.remaps).toEqual([])
+    expect(pa10?.evidence.map((e) => e.sourcePath)).toEqual([DIR + 'Q.xml'])
   })
 
   it('only the signals the MCU lists on the pin, plus EVENTOUT where its GPIO signal offers that mode', () => {
@@ -259,6 +291,99 @@ describe('stm32 adapter: GPIO modes files', () => {
     expect(v('PA10')?.value.alternateFunctions).toEqual([])
     expect(v('PA10')?.evidence.map((e) => e.sourcePath)).toEqual([DIR + 'Q.xml'])
     expect(v('PA10')?.peripherals).toBeUndefined()
+  })
+
+  it('AF values: only GPIO_AFn_ at the start, only <PossibleValue> of a GPIO_AF <SpecificParameter> of a <PinSignal>', () => {
+    const modes = [
+      '<IP Name="GPIO">',
+      '<GPIO_Pin Name="PA9">',
+      '<PinSignal Name="USART1_TX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue><Comment>GPIO_AF3_USART1</Comment></SpecificParameter>',
+      '<Parameter Name="GPIO_AF"><PossibleValue>GPIO_AF4_USART1</PossibleValue></Parameter></PinSignal>',
+      '<Signal Name="TIM1_CH2"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF5_TIM1</PossibleValue></SpecificParameter></Signal>',
+      '<PinSignal Name="TIM1_CH2"><SpecificParameter Name="GPIO_AF"><PossibleValue>MY_GPIO_AF6_TIM1</PossibleValue></SpecificParameter></PinSignal>',
+      '</GPIO_Pin>',
+      '</IP>'
+    ].join('\n')
+    const r = stm32Adapter.parse([art('Q.xml', withGpio('Q_gpio')), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
+    expect(problemsOf(r, 'IP/GPIO-Q_gpio_Modes.xml')).toEqual([[6, 'unrecognised GPIO_AF value MY_GPIO_AF6_TIM1 for TIM1_CH2 on PA9']])
+    expect(r.facts.find((x) => x.name === 'PA9')?.value.alternateFunctions).toEqual([{ af: 7, signal: 'USART1_TX' }])
+  })
+
+  it('a modes file that is not XML: one problem with its line, for the file, however many MCU files name it', () => {
+    const r = stm32Adapter.parse([art('Q.xml', withGpio('Q_gpio')), art('R.xml', withGpio('Q_gpio').replace('"STM32Q"', '"STM32R"')), art('IP/GPIO-Q_gpio_Modes.xml', '<IP Name="GPIO">\n<GPIO_Pin Name="PA9">\n</IP>')])
+    const p = r.problems.filter((x) => x.file === DIR + 'IP/GPIO-Q_gpio_Modes.xml')
+    expect(p).toHaveLength(1)
+    expect(p[0]?.reason).toMatch(/^not well-formed XML: /)
+    expect(p[0]?.line).toBe(3)
+    expect(r.targets.map((t) => t.key)).toEqual(['stm32:STM32Q', 'stm32:STM32R'])
+  })
+
+  it('same AF number for two signals, one signal on two AF numbers: all kept, by AF then signal', () => {
+    const modes = [
+      '<IP Name="GPIO">',
+      '<GPIO_Pin Name="PA9">',
+      '<PinSignal Name="USART1_TX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal>',
+      '<PinSignal Name="USART1_CK"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal>',
+      '<PinSignal Name="I2S_CKIN"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF6_I2S</PossibleValue></SpecificParameter></PinSignal>',
+      '<PinSignal Name="I2S_CKIN"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF5_I2S</PossibleValue></SpecificParameter></PinSignal>',
+      '</GPIO_Pin>',
+      '</IP>'
+    ].join('\n')
+    const pin = '<Pin Name="PA9" Position="5" Type="I/O"><Signal Name="USART1_TX"/><Signal Name="USART1_CK"/><Signal Name="I2S_CKIN"/></Pin>'
+    const r = stm32Adapter.parse([art('Q.xml', mcu(ONE, '<IP InstanceName="GPIO" Name="GPIO" Version="Q_gpio"/>', pin, ...CATALOG)), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
+    expect(r.facts.find((x) => x.name === 'PA9')?.value.alternateFunctions).toEqual([
+      { af: 5, signal: 'I2S_CKIN' },
+      { af: 6, signal: 'I2S_CKIN' },
+      { af: 7, signal: 'USART1_CK' },
+      { af: 7, signal: 'USART1_TX' }
+    ])
+  })
+
+  it('two labels filed under one pin: each label’s AF numbers for its own signals only', () => {
+    const modes = [
+      '<IP Name="GPIO">',
+      '<GPIO_Pin Name="PB8">',
+      '<PinSignal Name="I2C1_SCL"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF4_I2C1</PossibleValue></SpecificParameter></PinSignal>',
+      '<PinSignal Name="TIM4_CH3"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF2_TIM4</PossibleValue></SpecificParameter></PinSignal>',
+      '</GPIO_Pin>',
+      '<GPIO_Pin Name="PB8-BOOT0">',
+      '<PinSignal Name="TIM4_CH3"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF3_TIM4</PossibleValue></SpecificParameter></PinSignal>',
+      '<PinSignal Name="I2C1_SCL"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF9_I2C1</PossibleValue></SpecificParameter></PinSignal>',
+      '</GPIO_Pin>',
+      '</IP>'
+    ].join('\n')
+    const text = mcu(
+      ONE,
+      '<IP InstanceName="GPIO" Name="GPIO" Version="Q_gpio"/>',
+      '<Pin Name="PB8" Position="5" Type="I/O"><Signal Name="I2C1_SCL"/><Other Name="SPI1_SCK"/><Signal/></Pin>',
+      '<Pin Name="PB8-BOOT0" Position="6" Type="I/O"><Signal Name="TIM4_CH3"/><Signal Name="GPIO"/><Signal Name="ADC1_IN8" IOModes="Analog"/></Pin>',
+      ...CATALOG
+    )
+    const r = stm32Adapter.parse([art('Q.xml', text), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
+    expect(r.problems).toEqual([])
+    const f = r.facts.find((x) => x.name === 'PB8')
+    // PB8's I2C1_SCL on AF4, PB8-BOOT0's TIM4_CH3 on AF3: not PB8-BOOT0's I2C1_SCL (AF9) nor PB8's TIM4_CH3 (AF2).
+    // A <Signal> without Name and other elements are no signals; a GPIO signal without IOModes gives no ioModes,
+    // and IOModes of another signal are not the pin's.
+    expect(f?.value).toStrictEqual({
+      label: 'PB8',
+      package: 'QFN8',
+      position: '5',
+      positions: ['5', '6'],
+      type: 'I/O',
+      signals: ['I2C1_SCL', 'TIM4_CH3', 'GPIO', 'ADC1_IN8'],
+      alternateFunctions: [
+        { af: 3, signal: 'TIM4_CH3' },
+        { af: 4, signal: 'I2C1_SCL' }
+      ]
+    })
+  })
+
+  it('a pin whose GPIO signal does not offer EVENTOUT gets no EVENTOUT AF, with or without IOModes', () => {
+    const modes = '<IP Name="GPIO">\n<GPIO_Pin Name="PA11"><PinSignal Name="EVENTOUT"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF15_EVENTOUT</PossibleValue></SpecificParameter></PinSignal></GPIO_Pin>\n</IP>'
+    const text = mcu(ONE, '<IP InstanceName="GPIO" Name="GPIO" Version="Q_gpio"/>', '<Pin Name="PA11" Position="5" Type="I/O"><Signal Name="USB_DM"/></Pin>', ...CATALOG)
+    const r = stm32Adapter.parse([art('Q.xml', text), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
+    expect(r.facts.find((x) => x.name === 'PA11')?.value.alternateFunctions).toEqual([])
   })
 
   it('a modes file no MCU file names is still read, once, and its problems reported', () => {
@@ -296,10 +421,15 @@ describe('stm32 adapter: pins facts', () => {
     expect(f?.peripherals).toEqual(['USART1'])
   })
 
+  it('a pin listed twice at one position has that position once', () => {
+    const r = stm32Adapter.parse([art('Q.xml', mcu('RefName="STM32Q" Package="QFN8"', '<Pin Name="VDD" Position="1" Type="Power"/>', '<Pin Name="VDD" Position="1" Type="Power"/>', '<Pin Name="VDD" Position="9" Type="Power"/>'))])
+    expect(r.facts.find((x) => x.name === 'VDD')?.value).toMatchObject({ positions: ['1', '9'] })
+  })
+
   it('a pin without Type has type "" ; one without signals has no peripherals and no ioModes', () => {
     const r = stm32Adapter.parse([art('Q.xml', mcu('RefName="STM32Q" Package="QFN8"', '<Pin Name="NRST" Position="1"/>'))])
     const f = r.facts.find((x) => x.name === 'NRST')
-    expect(f?.value).toEqual({ label: 'NRST', package: 'QFN8', position: '1', positions: ['1'], type: '', signals: [], alternateFunctionsUnknown: 'no <IP Name="GPIO" Version=...>' })
+    expect(f?.value).toStrictEqual({ label: 'NRST', package: 'QFN8', position: '1', positions: ['1'], type: '', signals: [], alternateFunctionsUnknown: 'no <IP Name="GPIO" Version=...>' })
     expect(f).not.toHaveProperty('peripherals')
     expect(f?.scope).toEqual({ device: 'STM32Q', parts: ['STM32Q'], package: 'QFN8' })
   })
@@ -323,8 +453,9 @@ describe('stm32 adapter: parse units', () => {
     const a = art('A.xml', '<Mcu RefName="A" Package="P"><IP Version="Q_gpio" InstanceName="GPIO" Name="GPIO"/></Mcu>')
     const b = art('B.xml', '<Mcu RefName="B" Package="P"><IP Name="GPIOX" Version="Q_gpio"/></Mcu>')
     const c = art('C.xml', '<Mcu RefName="C" Package="P"><IP Name="GPIO" Version="Q_gpio"/></Mcu>')
-    const groups = stm32Adapter.units!([c, b, a, modes]).map((g) => g.map((x) => x.path.slice(DIR.length)))
-    expect(groups).toEqual([['A.xml', 'IP/GPIO-Q_gpio_Modes.xml'], ['B.xml'], ['C.xml', 'IP/GPIO-Q_gpio_Modes.xml']])
+    const d = art('D.xml', '<Mcu RefName="D" Package="P"><IP Name="GPIO"/></Mcu>')
+    const groups = stm32Adapter.units!([d, c, b, a, modes]).map((g) => g.map((x) => x.path.slice(DIR.length)))
+    expect(groups).toEqual([['A.xml', 'IP/GPIO-Q_gpio_Modes.xml'], ['B.xml'], ['C.xml', 'IP/GPIO-Q_gpio_Modes.xml'], ['D.xml']])
   })
 })
 
@@ -358,5 +489,7 @@ describe('stm32 naming rules at their edges', () => {
     expect(signalPeripheral('TIM15_CH1', inst)).toBe('TIM15')
     expect(signalPeripheral('ADC1_IN0', new Set())).toBe('ADC1')
     expect(signalPeripheral('EVENTOUT_X', new Set())).toBe('EVENTOUT')
+    // Never an empty peripheral name.
+    expect(signalPeripheral('_X', new Set())).toBe('_X')
   })
 })
