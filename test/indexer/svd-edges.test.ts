@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { FactDraft } from '../../src/model/fact.js'
-import { parseSvd } from '../../indexer/sources/svd.js'
+import { parseSvd, svdAdapter } from '../../indexer/sources/svd.js'
 import type { AdapterResult, LoadedArtifact } from '../../indexer/sources/types.js'
 
 /*
@@ -458,5 +458,135 @@ describe('svd edges: register properties', () => {
     expect(r.get('P.S')).toMatchObject({ size: 8, access: 'read-only', protection: 's' })
     const bare = parse(device('<register><name>R</name><addressOffset>0</addressOffset><protection></protection></register>'))
     expect(bare.get('P.R')).not.toHaveProperty('protection')
+  })
+})
+
+describe('svd edges: more of the rules', () => {
+  it('register sizes that are no multiple of 4 bits: as many hex digits as the bits need; no size, the digits the value needs', () => {
+    const r = parse(
+      device(
+        '<register><name>T</name><addressOffset>0</addressOffset><size>10</size><resetValue>0x3FF</resetValue></register>',
+        '<register><name>N</name><addressOffset>4</addressOffset><size>9</size><resetValue>1</resetValue></register>',
+        '<register><name>U</name><addressOffset>8</addressOffset><resetValue>0x5</resetValue></register>'
+      )
+    )
+    expect(['P.T', 'P.N', 'P.U'].map((n) => r.get(n).resetValue)).toEqual(['0x3FF', '0x001', '0x5'])
+  })
+
+  it('numbers: a bare scale letter, 2^53 and beyond, and 1e20 are no usable numbers', () => {
+    const r = parse(
+      device(
+        '<register><name>K</name><addressOffset>k</addressOffset></register>',
+        '<register><name>BIG</name><addressOffset>0x20000000000000</addressOffset></register>',
+        '<register><name>E</name><addressOffset>0</addressOffset><size>64</size><resetValue>1e20</resetValue></register>'
+      )
+    )
+    expect(problems(r)).toEqual([
+      [4, 'register K has no addressOffset'],
+      [5, 'register BIG has no addressOffset']
+    ])
+    expect(r.get('P.E').resetValue).toBeNull()
+  })
+
+  it('empty descriptions and group names are absent, not empty; a dim’d field without a description has none', () => {
+    const r = parse([
+      '<device><name>EDGE</name><peripherals>',
+      '<peripheral><name>P</name><description></description><groupName></groupName><baseAddress>0x1000</baseAddress><registers>',
+      '<register><name>R</name><description></description><addressOffset>0</addressOffset><fields>',
+      '<field><name>F</name><description></description><bitOffset>0</bitOffset><bitWidth>1</bitWidth></field>',
+      '<field><dim>2</dim><dimIncrement>1</dimIncrement><name>G%s</name><bitOffset>1</bitOffset><bitWidth>1</bitWidth></field>',
+      '</fields></register></registers></peripheral></peripherals></device>'
+    ])
+    expect(r.problems).toEqual([])
+    expect(r.get('P')).toStrictEqual({ baseAddress: '0x00001000', description: null, interrupts: [] })
+    expect(r.get('P.R').description).toBeNull()
+    expect(r.get('P.R.F').description).toBeNull()
+    expect(r.get('P.R.G1')).toEqual({ bitOffset: 2, bitWidth: 1, access: null, description: null, enumeratedValues: [] })
+  })
+
+  it('a problem inside an element walked once per array element or derived copy is reported once', () => {
+    const r = parse([
+      '<device><name>EDGE</name><peripherals>',
+      '<peripheral><name>A</name><baseAddress>0x1000</baseAddress><registers>',
+      '<cluster><dim>3</dim><dimIncrement>0x10</dimIncrement><name>C%s</name><addressOffset>0</addressOffset>',
+      '<register><name>NOOFF</name></register>',
+      '<register><name>OK</name><addressOffset>0</addressOffset></register>',
+      '</cluster></registers></peripheral>',
+      '<peripheral derivedFrom="A"><name>B</name><baseAddress>0x2000</baseAddress></peripheral>',
+      '</peripherals></device>'
+    ])
+    expect(problems(r)).toEqual([[4, 'register NOOFF has no addressOffset']])
+    expect(r.facts.filter((f) => f.name.endsWith('.OK')).map((f) => [f.name, f.value.address])).toEqual([
+      ['A.C0.OK', '0x00001000'],
+      ['A.C1.OK', '0x00001010'],
+      ['A.C2.OK', '0x00001020'],
+      ['B.C0.OK', '0x00002000'],
+      ['B.C1.OK', '0x00002010'],
+      ['B.C2.OK', '0x00002020']
+    ])
+  })
+
+  it('derivedFrom: a chain declared in reverse, a dim’d peripheral by its written name, itself, and the first of two same names', () => {
+    const r = parse([
+      '<device><name>EDGE</name><peripherals>',
+      '<peripheral derivedFrom="B"><name>C</name><baseAddress>0x3000</baseAddress></peripheral>',
+      '<peripheral derivedFrom="A"><name>B</name><baseAddress>0x2000</baseAddress></peripheral>',
+      '<peripheral><name>A</name><baseAddress>0x1000</baseAddress><size>8</size><registers><register><name>R</name><addressOffset>1</addressOffset></register></registers></peripheral>',
+      '<peripheral><dim>2</dim><dimIncrement>0x100</dimIncrement><name>U%s</name><baseAddress>0x4000</baseAddress><registers><register><name>D</name><addressOffset>4</addressOffset></register></registers></peripheral>',
+      '<peripheral derivedFrom="U%s"><name>V</name><baseAddress>0x5000</baseAddress></peripheral>',
+      '<peripheral derivedFrom="Z"><name>Z</name><baseAddress>0x6000</baseAddress></peripheral>',
+      '<peripheral><name>A</name><baseAddress>0x7000</baseAddress></peripheral>',
+      '<peripheral derivedFrom="A"><name>W</name><baseAddress>0x8000</baseAddress></peripheral>',
+      '<x-note>not a peripheral</x-note>',
+      '</peripherals></device>'
+    ])
+    expect(problems(r)).toEqual([[7, 'peripheral Z: derivedFrom Z not found']])
+    expect(r.get('C.R')).toMatchObject({ address: '0x00003001', size: 8 })
+    expect(r.get('V.D').address).toBe('0x00005004')
+    // W derives from the first A (with R); the second A is a duplicate name and gives no fact.
+    expect(r.get('W.R').address).toBe('0x00008001')
+    expect(r.facts.filter((f) => f.name === 'A').map((f) => f.value.baseAddress)).toEqual(['0x00001000'])
+  })
+
+  it('enumerated values: the first set of a name in the file; two sets deriving from each other are a problem, not a loop', () => {
+    const r = parse([
+      '<device><name>EDGE</name><peripherals>',
+      '<peripheral><name>P1</name><baseAddress>0x1000</baseAddress><registers><register><name>R</name><addressOffset>0</addressOffset><fields>',
+      '<field><name>F</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth><enumeratedValues><name>Mode</name><enumeratedValue><name>ON</name><value>1</value></enumeratedValue></enumeratedValues></field>',
+      '</fields></register></registers></peripheral>',
+      '<peripheral><name>P2</name><baseAddress>0x2000</baseAddress><registers><register><name>R</name><addressOffset>0</addressOffset><fields>',
+      '<field><name>F</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth><enumeratedValues><name>Mode</name><enumeratedValue><name>OFF</name><value>0</value></enumeratedValue></enumeratedValues></field>',
+      '</fields></register></registers></peripheral>',
+      '<peripheral><name>Q</name><baseAddress>0x3000</baseAddress><registers><register><name>S</name><addressOffset>0</addressOffset><fields>',
+      '<field><name>G</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth><enumeratedValues derivedFrom="Mode"/></field>',
+      '<field><name>H</name><bitOffset>1</bitOffset><bitWidth>1</bitWidth><enumeratedValues derivedFrom="E2"><name>E1</name></enumeratedValues></field>',
+      '<field><name>I</name><bitOffset>2</bitOffset><bitWidth>1</bitWidth><enumeratedValues derivedFrom="E1"><name>E2</name></enumeratedValues></field>',
+      '</fields></register></registers></peripheral>',
+      '</peripherals></device>'
+    ])
+    expect(r.get('Q.S.G').enumeratedValues).toEqual([{ name: 'ON', value: 1, description: null }])
+    expect(r.get('Q.S.H').enumeratedValues).toEqual([])
+    expect(r.get('Q.S.I').enumeratedValues).toEqual([])
+    expect(r.problems.length).toBeGreaterThan(0)
+    for (const p of r.problems) expect(p.reason).toMatch(/^enumeratedValues derivedFrom E[12] not found$/)
+  })
+
+  it('parse statistics count the names given twice; the adapter parses each file on its own', () => {
+    const content = Buffer.from(device('<register><name>R</name><addressOffset>0</addressOffset></register>', '<register><name>R</name><addressOffset>4</addressOffset></register>').join('\n'))
+    const a: LoadedArtifact = { path: 'svd/Acme/dup.svd', sha256: SHA, bytes: content.length, kind: 'cmsis-svd', publisher: 'Acme', license: 'MIT', mediaType: 'application/xml', content }
+    const stats = { duplicateNames: 0 }
+    const r = parseSvd(a, stats)
+    expect(stats.duplicateNames).toBe(1)
+    expect(r.facts.map((f) => [f.name, f.value.address])).toEqual([
+      ['P', undefined],
+      ['P.R', '0x00001000']
+    ])
+    const b = { ...a, path: 'svd/Acme/other.svd' }
+    expect(svdAdapter.units!([a, b])).toEqual([[a], [b]])
+  })
+
+  it('a bitRange not written [msb:lsb] gives no bit position', () => {
+    const r = parse(device('<register><name>R</name><addressOffset>0</addressOffset><fields><field><name>F</name><bitRange>7]</bitRange></field></fields></register>'))
+    expect(problems(r)).toEqual([[4, 'field F has no bit position']])
   })
 })
