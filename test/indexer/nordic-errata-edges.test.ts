@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NORDIC_ERRATA_HEADER_KIND, NORDIC_ERRATA_MATRIX_KIND, parseNordicErrata, type NordicErrataOutput } from '../../indexer/sources/nordic-errata.js'
+import { NORDIC_ERRATA_HEADER_KIND, NORDIC_ERRATA_MATRIX_KIND, nordicErrataAdapter, parseNordicErrata, type NordicErrataOutput } from '../../indexer/sources/nordic-errata.js'
 import type { LoadedArtifact } from '../../indexer/sources/types.js'
 
 /*
@@ -75,6 +75,23 @@ describe('nordic errata edges: the preprocessor', () => {
     bad('defined (NRF52832_XXAA) ||', 'unexpected end')
     bad('defined (NRF52832_XXAA) NRF52840_XXAA', "unexpected 'NRF52840_XXAA'")
     bad('+ defined (NRF52832_XXAA)', "unexpected '+'")
+    refused(['#', 'return true; // NRF52832_XXAA'], 'unsupported preprocessor directive #', '#')
+  })
+
+  it('macros that only look like variant, series or DEVELOP_IN macros are unknown', () => {
+    const unknown = (m: string) => refused([`#if defined (NRF52832_XXAA) || defined (${m})`, 'return true;', '#endif', 'return false;'], `unknown macro ${m} in a preprocessor condition`, '#if')
+    for (const m of ['MY_NRF52832_XXAA', 'NRF52832_XXAAB', 'MY_NRF52_SERIES', 'NRF52_SERIES_X', 'MY_DEVELOP_IN_NRF52832']) unknown(m)
+    // The own series is known; another series is not this header's.
+    const r = parse(header(fn(1, ['#ifndef NRF52_SERIES', 'return false;', '#else', '#if defined (NRF52832_XXAA)', 'return true;', '#endif', 'return false;', '#endif'])))
+    expect(r.result.problems).toEqual([])
+    expect(r.result.facts.map((f) => f.target)).toEqual(['nordic-errata:NRF52832'])
+  })
+
+  it('an #elif after a taken branch, and an #else after a taken #elif, are skipped', () => {
+    const r = parse(header(fn(1, ['#if 0', 'return false;', '#elif defined (NRF52832_XXAA)', '#else', 'return false;', '#endif', 'return true; // NRF52840_XXAA'])))
+    expect(r.result.problems).toEqual([])
+    // NRF52832 takes the empty #elif and reaches `return true`; NRF52840 takes the #else.
+    expect(r.result.facts.map((f) => f.target)).toEqual(['nordic-errata:NRF52832'])
   })
 
   it('a condition naming another series, or a macro it does not know, is refused', () => {
@@ -88,7 +105,7 @@ describe('nordic errata edges: the preprocessor', () => {
         fn(1, [
           '#if 0',
           'return false;',
-          '#elif defined NRF52832_XXAA && !defined (NRF52840_XXAA) && (1 || defined (NRF52833_XXAA))',
+          '#elif defined NRF52832_XXAA && !defined (NRF52840_XXAA) && (10 || defined (NRF52833_XXAA))',
           'return true;',
           '#elif !(defined (NRF52840_XXAA) || 0) && !defined (DEVELOP_IN_NRF52840)',
           'return true;',
@@ -129,6 +146,56 @@ describe('nordic errata edges: the C statements', () => {
     refused(['#if defined (NRF52832_XXAA)', ...READS, 'if (var2 == 1) return true;', '#endif', 'return false;'], 'if (var2 == 1) decides the answer; only if (var1 == <part code>) is understood', 'if (var2')
     refused(['#if defined (NRF52832_XXAA)', ...READS, 'switch(var2) { case LATEST: return true; }', '#endif', 'return false;'], "case label 'LATEST' is not a number", 'switch')
     refused(['#if defined (NRF52832_XXAA)', ...READS, 'switch(var2) { case 1: return true; }', '#endif', 'return false;', '} // stray'], "unexpected '}'", '} // stray')
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 & 0x06) return true;', '#endif', 'return false;'], 'if (var1 & 0x06) decides the answer; only if (var1 == <part code>) is understood', 'if (var1 &')
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == var2) return true;', '#endif', 'return false;'], 'if (var1 == var2) decides the answer; only if (var1 == <part code>) is understood', 'if (var1 ==')
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'switch(var2) { case 1: case 1: return true; }', '#endif', 'return false;'], 'duplicate case 1', 'switch')
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'switch(var1) { default: return true; }', '#endif', 'return false;'], "switch on 'var1' instead of the revision code var2", 'switch')
+    refused(['#if defined (NRF52832_XXAA)', 'uint32_t var1 = { 1 };', '#endif', 'return false;'], "unexpected '{' in the read of var1", 'uint32_t var1')
+    refused(['#if defined (NRF52832_XXAA)', 'uint32_t var1 = 1 };', '#endif', 'return false;'], "unexpected '}' in the read of var1", 'uint32_t var1')
+    for (const kw of ['if', 'else', 'switch', 'case', 'default', 'break', 'while', 'for', 'goto'])
+      refused(['#if defined (NRF52832_XXAA)', `uint32_t var1 = ${kw};`, '#endif', 'return false;'], `unexpected '${kw}' in the read of var1`, 'uint32_t var1')
+    // Cut short: the end of the function where a token was due.
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x06) {', 'return true;', '#endif'], "expected '}' but found 'end of function'", 'return true;')
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'switch(var2) {', 'case 1: return true;', '#endif'], 'unexpected end of function', 'case 1:')
+    refused(['#if defined (NRF52832_XXAA)', 'uint32_t var1 = *(uint32_t *)0x10000130ul', '#endif'], "expected ';' but found 'end of function'", 'uint32_t var1')
+    // Falls off the end for NRF52840 (named in the comment's place by the #if): the line of the last statement.
+    refused(['uint32_t var1 = *(uint32_t *)0x10000130ul; /* NRF52832_XXAA */', 'if (var1 == 0x06) return true;'], 'can end without returning a value', 'if (var1 == 0x06) return true;')
+    // A part code inside a part-code block is checked twice.
+    refused(['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x06) { if (var1 == 0x06) return true; }', '#endif', 'return false;'], 'part code 0x06 is checked twice', 'if (var1 == 0x06)')
+  })
+
+  it('a read of an unknown register is refused inside a part-code block and after a fallback branch', () => {
+    const GUARD = ['if (*(uint32_t *)0x10000130ul == 0xFFFFFFFF)', '{', 'var1 = *(uint32_t *)0xF0000FE0ul;', '}', 'else', '{', 'var1 = *(uint32_t *)0x10000130ul;', '}']
+    refused(['#if defined (NRF52832_XXAA)', 'uint32_t var1 = *(uint32_t *)0x10000130ul;', 'if (var1 == 0x06) { uint32_t var2 = *(uint32_t *)0x10000200ul; switch(var2) { default: return true; } }', '#endif', 'return false;'],
+      'cannot tell that var2 reads the revision code: 0x10000200 is not a register this header reads it from elsewhere', 'if (var1 == 0x06) { uint32_t var2')
+    refused(['#if defined (NRF52832_XXAA)', 'uint32_t var1;', ...GUARD, 'uint32_t var2 = *(uint32_t *)0x10000200ul;', 'if (var1 == 0x06) return true;', '#endif', 'return false;'],
+      'cannot tell that var2 reads the revision code: 0x10000200 is not a register this header reads it from elsewhere', 'uint32_t var2 = *(uint32_t *)0x10000200ul;')
+  })
+
+  it('comparisons are not reads: a header of one function takes that function’s registers as its convention', () => {
+    const r = parse(['#include <stdbool.h>', ...GOOD(1)].join('\n'))
+    expect(r.result.problems).toEqual([])
+    expect(r.result.facts.map((f) => f.value.partCode)).toEqual(['0x06'])
+  })
+
+  it('a switch without default falls through to what follows it in the block; two switches give each label once', () => {
+    const r = parse(
+      header(
+        fn(1, ['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x06) { switch(var2) { case 0x01ul: return false; } return true; }', '#endif', 'return false;']),
+        fn(2, ['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x06) { switch(var2) { case 1: return true; } switch(var2) { case 1: return false; case 10: return true; default: return false; } }', '#endif', 'return false;'])
+      )
+    )
+    expect(r.result.problems).toEqual([])
+    expect(r.result.facts.map((f) => [f.name, f.value.revisions, f.value.appliesToUnlistedRevisions])).toEqual([
+      ['errata.1', [{ code: '0x01', applies: false }], true],
+      ['errata.2', [{ code: '0x01', applies: true }, { code: '0x0a', applies: true }], false]
+    ])
+  })
+
+  it('without a part code the evidence is the first statement that decides, after reads and barriers', () => {
+    const r = parse(header(fn(1, ['#if defined (NRF52832_XXAA)', '__DSB();', 'uint32_t var1;', 'if (*(uint32_t *)0x10000130ul == 0xFFFFFFFF) { var1 = *(uint32_t *)0xF0000FE0ul; }', 'return true; /* a comment */', '#endif', 'return false;'])))
+    expect(r.result.problems).toEqual([])
+    expect(r.result.facts[0]?.evidence[0]?.locator).toBe(`line ${lineOf(r.text, 'return true; /* a comment */')}: nrf52_errata_1() › return true; /* a comment */`)
   })
 
   it('reads var1/var2 only from the registers the header uses for them', () => {
@@ -188,6 +255,90 @@ describe('nordic errata edges: header structure', () => {
       { file: 'x.svd', reason: 'not a Nordic errata artifact kind: cmsis-svd' }
     ])
     expect(r.result.targets).toEqual([])
+    expect(r.result.parts).toEqual([])
+    expect(r.stats.modelsWithoutFacts).toEqual([])
+  })
+
+  it('the adapter’s name and kinds', () => {
+    expect(nordicErrataAdapter.name).toBe('nordic-errata')
+    expect(nordicErrataAdapter.kinds).toEqual([NORDIC_ERRATA_HEADER_KIND, NORDIC_ERRATA_MATRIX_KIND])
+  })
+
+  it('a body must open with { on its own line (blank lines before it allowed) and close with } in column 0', () => {
+    const text = [
+      '#include <stdbool.h>',
+      ...READS.map((l) => `/* ${l} */`),
+      'static inline bool nrf52_errata_1(void)',
+      'return true; // NRF52832_XXAA',
+      '}',
+      'static inline bool nrf52_errata_2(void)',
+      '',
+      '{',
+      '    #if defined (NRF52832_XXAA)',
+      '        return true;',
+      '    #endif',
+      '    return false;',
+      '} ',
+      'static inline bool nrf52_errata_3(void)',
+      '{',
+      '    return false;'
+    ].join('\n')
+    const r = parse(text)
+    expect(r.result.problems).toEqual([
+      { file: 'mdk/nrf52_erratas.h', line: 4, reason: "nrf52_errata_1(): function body not delimited by '{' and a closing '}' in column 0" },
+      { file: 'mdk/nrf52_erratas.h', line: 15, reason: "nrf52_errata_3(): function body not delimited by '{' and a closing '}' in column 0" }
+    ])
+    expect(r.result.facts.map((f) => f.name)).toEqual(['errata.2'])
+    expect(r.stats.functions).toBe(1)
+  })
+
+  it('the preamble starts at the banner, even on the first line of the file', () => {
+    const text = ['/* ========= Errata 1 ========= */', '#define NRF52_ERRATA_1_ENABLE_WORKAROUND 0', '#define NO_VALUE', ...GOOD(1).slice(1)].join('\n')
+    const r = parse(text)
+    expect(r.result.problems).toEqual([])
+    expect(r.result.facts[0]?.value.workaroundEnabledByDefault).toBe(false)
+    expect(r.stats.presentMismatches).toEqual([])
+  })
+
+  it('PRESENT macros that contradict the body: never applies, and per core', () => {
+    const r = parse(header(fn(1, ['#if defined (NRF52832_XXAA)', 'return false;', '#endif', 'return false;'], ['#define NRF52_ERRATA_1_PRESENT 1'])))
+    expect(r.stats.presentMismatches).toEqual(['nrf52_errata_1 NRF52832_XXAA: PRESENT=1 but the function never applies'])
+    expect(r.stats.neverApplies).toBe(1)
+    const text = [
+      '#include <stdbool.h>',
+      '#define NRF53_ERRATA_4_PRESENT 0',
+      'static inline bool nrf53_errata_4(void)',
+      '{',
+      '    #if defined (NRF5340_XXAA) && defined (NRF_NETWORK)',
+      '        return true;',
+      '    #endif',
+      '    return false;',
+      '}'
+    ].join('\n')
+    // Without a banner the preamble is empty: the PRESENT define above is not this function's.
+    expect(parseNordicErrata([art('mdk/nrf53_erratas.h', text)]).stats.presentMismatches).toEqual([])
+    const banner = text.replace('#define NRF53', '/* ===== Errata 4 ===== */\n#define NRF53')
+    expect(parseNordicErrata([art('mdk/nrf53_erratas.h', banner)]).stats.presentMismatches).toEqual(['nrf53_errata_4 NRF5340_XXAA NRF_NETWORK: PRESENT=0 but the function applies'])
+  })
+
+  it('never-applies counts a model the function names by any of its variants', () => {
+    const r = parse(header(GOOD(1), fn(2, ['#if defined (NRF52832_XXAB)', 'return false;', '#endif', 'return false;'])))
+    expect(r.result.facts.map((f) => f.name)).toEqual(['errata.1'])
+    expect(r.stats.neverApplies).toBe(1)
+    expect(r.stats.functions).toBe(2)
+    expect(r.stats.functionsWithoutFacts).toEqual(['nrf52_errata_2'])
+    // Only the variants some fact applies to are the target's.
+    expect(r.result.targets[0]?.identity?.variants).toEqual(['NRF52832_XXAA'])
+    expect(r.result.targets[0]?.description).toBe('Nordic MDK errata for NRF52832: variants NRF52832_XXAA; part code 0x06')
+    // Variants in name order, whatever order the header names them in.
+    const later = parse(header(fn(2, ['#if defined (NRF52832_XXAB)', 'return true;', '#endif', 'return false;']), GOOD(1)))
+    expect(later.result.targets[0]?.identity?.variants).toEqual(['NRF52832_XXAA', 'NRF52832_XXAB'])
+    expect(later.result.targets[0]?.description).toBe('Nordic MDK errata for NRF52832: variants NRF52832_XXAA, NRF52832_XXAB; part code 0x06')
+  })
+
+  it('two part codes for one model are both named', () => {
+    const r = parse(header(GOOD(1), fn(2, ['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x07) return true;', '#endif', 'return false;'])))
+    expect(r.result.targets[0]?.description).toBe('Nordic MDK errata for NRF52832: variants NRF52832_XXAA; part code 0x06, 0x07')
   })
 
   it('two headers for one model: the second is skipped for it, with a problem', () => {
@@ -257,6 +408,11 @@ describe('nordic errata edges: header structure', () => {
     expect(r.stats.modelsWithoutFacts).toEqual(['NRF5340_APPLICATION'])
   })
 
+  it('the evidence excerpt collapses runs of blanks', () => {
+    const r = parse(header(fn(1, ['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x06)   return  true;', '#endif', 'return false;'])))
+    expect(r.result.facts[0]?.evidence[0]?.excerpt).toBe('if (var1 == 0x06) return true;')
+  })
+
   it('the evidence excerpt leaves out brace lines and is cut at 240 characters', () => {
     const cases = Array.from({ length: 30 }, (_, i) => [`case 0x${(i + 16).toString(16)}ul:`, 'return true;']).flat()
     const r = parse(header(fn(1, ['#if defined (NRF52832_XXAA)', ...READS, 'if (var1 == 0x06)', '{', 'switch(var2)', '{', ...cases, 'default:', 'return false;', '}', '}', '#endif', 'return false;'])))
@@ -279,9 +435,9 @@ describe('nordic errata edges: header structure', () => {
 })
 
 describe('nordic errata edges: the matrix', () => {
-  const TABLE = ['| Series | Erratum | Handling | Affected Module | Affected Function(s) | Comment |', '|:--:|:--:|:--:|:--:|:--:|:--:|']
+  const TABLE = ['|  Series  | Erratum | Handling | Affected Module | Affected Function(s) | Comment |', '  | :--: | :--: | :--: | :--: | :--: | :--: | ']
   const withMatrix = (rows: string[], after: string[] = []) =>
-    parseNordicErrata([art('nrfx/errata.dox', ['/**', ...TABLE, ...rows, ...after, '*/'].join('\n')), art('mdk/nrf52_erratas.h', header(GOOD(1), GOOD(2)))])
+    parseNordicErrata([art('nrfx/errata.dox', ['/**', 'The | Series | column names the chip family.', ...TABLE, ...rows, ...after, '*/'].join('\n')), art('mdk/nrf52_erratas.h', header(GOOD(1), GOOD(2)))])
 
   it('rows of one erratum apart are named line by line; one row by its line', () => {
     const r = withMatrix(['| NRF52 | 1 | MDK / driver | | f() g() | |', '| NRF52 | 2 | **code** | | see nrfx_x.h | |', '| NRF52 | 1 | @tagRedCrossNoCenter | @ref  nrfx_x | | |'])
@@ -292,23 +448,26 @@ describe('nordic errata edges: the matrix', () => {
       { handling: 'to be implemented', module: 'nrfx_x', functions: [], comment: null }
     ])
     expect(e1.value.workaroundInMdk).toBe(true)
-    expect(e1.evidence[1]).toEqual({ sourceSha256: SHA, sourcePath: 'nrfx/errata.dox', locator: 'lines 4, 6: | NRF52 | 1 | …', excerpt: '| NRF52 | 1 | MDK / driver | | f() g() | |' })
+    expect(e1.evidence[1]).toEqual({ sourceSha256: SHA, sourcePath: 'nrfx/errata.dox', locator: 'lines 5, 7: | NRF52 | 1 | …', excerpt: '| NRF52 | 1 | MDK / driver | | f() g() | |' })
     const e2 = r.result.facts.find((f) => f.name === 'errata.2')!
     expect(e2.value).toMatchObject({ handling: [{ handling: 'code', module: null, functions: ['see nrfx_x.h'], comment: null }], workaroundInMdk: false })
-    expect(e2.evidence[1]?.locator).toBe('line 5: | NRF52 | 2 | …')
+    expect(e2.evidence[1]?.locator).toBe('line 6: | NRF52 | 2 | …')
   })
 
   it('the table ends at the first line that is not a row; rows without series or number are problems', () => {
-    const r = withMatrix(['| NRF52 | 1 | MDKX | | | |', '| nrf52 | 2 | MDK | | | |', '| NRF52 | two | MDK | | | |'], ['', '| NRF52 | 2 | MDK | | | |'])
-    expect(r.result.problems).toEqual([
-      { file: 'nrfx/errata.dox', line: 5, reason: 'matrix row without a series/erratum number: | nrf52 | 2 | MDK | | | |' },
-      { file: 'nrfx/errata.dox', line: 6, reason: 'matrix row without a series/erratum number: | NRF52 | two | MDK | | | |' }
-    ])
-    expect(r.result.facts.find((f) => f.name === 'errata.1')?.value).toMatchObject({ handling: [{ handling: 'MDKX' }], workaroundInMdk: false })
-    // After the blank line nothing is read: erratum 2 has no rows (and so no claim about MDK).
+    const bad = ['| nrf52 | 2 | MDK | | | |', '| NRF52 | two | MDK | | | |', '| XNRF52 | 2 | MDK | | | |', '| NRF52-X | 2 | MDK | | | |', '| NRF52 | x2 | MDK | | | |', '| NRF52 | 2x | MDK | | | |']
+    const r = withMatrix(['  | NRF52 | 1 | **driver**   /  **code** | | | |', ...bad], ['NRF52 | 2 | MDK | | | |', '| NRF52 | 2 | MDK | | | |'])
+    expect(r.result.problems).toEqual(bad.map((row, i) => ({ file: 'nrfx/errata.dox', line: 6 + i, reason: `matrix row without a series/erratum number: ${row}` })))
+    expect(r.result.facts.find((f) => f.name === 'errata.1')?.value).toMatchObject({ handling: [{ handling: 'driver / code' }], workaroundInMdk: false })
+    // After a line that does not start with | nothing is read: erratum 2 has no rows (and so no claim about MDK).
     expect(r.result.facts.find((f) => f.name === 'errata.2')?.value.handling).toEqual([])
     expect(r.result.facts.find((f) => f.name === 'errata.2')?.value).not.toHaveProperty('workaroundInMdk')
     expect(r.stats.matrixRows).toBe(1)
+  })
+
+  it('a header row with the six columns under other names is refused', () => {
+    const r = parseNordicErrata([art('nrfx/errata.dox', '| Series | Erratum | Handling | Module | Affected Function(s) | Comment |\n|:-:|:-:|:-:|:-:|:-:|:-:|\n'), art('mdk/nrf52_erratas.h', header(GOOD(1)))])
+    expect(r.result.problems).toEqual([{ file: 'nrfx/errata.dox', line: 1, reason: 'unexpected matrix columns: series | erratum | handling | module | affected function(s) | comment' }])
   })
 
   it('a file without a matrix table is a problem, and facts then say nothing about handling', () => {
