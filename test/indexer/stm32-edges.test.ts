@@ -324,17 +324,19 @@ describe('stm32 adapter: GPIO modes files', () => {
       '<GPIO_Pin Name="PA9">',
       '<PinSignal Name="USART1_TX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal>',
       '<PinSignal Name="USART1_CK"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal>',
+      '<PinSignal Name="USART1_RX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal>',
       '<PinSignal Name="I2S_CKIN"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF6_I2S</PossibleValue></SpecificParameter></PinSignal>',
       '<PinSignal Name="I2S_CKIN"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF5_I2S</PossibleValue></SpecificParameter></PinSignal>',
       '</GPIO_Pin>',
       '</IP>'
     ].join('\n')
-    const pin = '<Pin Name="PA9" Position="5" Type="I/O"><Signal Name="USART1_TX"/><Signal Name="USART1_CK"/><Signal Name="I2S_CKIN"/></Pin>'
+    const pin = '<Pin Name="PA9" Position="5" Type="I/O"><Signal Name="USART1_TX"/><Signal Name="USART1_CK"/><Signal Name="USART1_RX"/><Signal Name="I2S_CKIN"/></Pin>'
     const r = stm32Adapter.parse([art('Q.xml', mcu(ONE, '<IP InstanceName="GPIO" Name="GPIO" Version="Q_gpio"/>', pin, ...CATALOG)), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
     expect(r.facts.find((x) => x.name === 'PA9')?.value.alternateFunctions).toEqual([
       { af: 5, signal: 'I2S_CKIN' },
       { af: 6, signal: 'I2S_CKIN' },
       { af: 7, signal: 'USART1_CK' },
+      { af: 7, signal: 'USART1_RX' },
       { af: 7, signal: 'USART1_TX' }
     ])
   })
@@ -356,7 +358,7 @@ describe('stm32 adapter: GPIO modes files', () => {
       ONE,
       '<IP InstanceName="GPIO" Name="GPIO" Version="Q_gpio"/>',
       '<Pin Name="PB8" Position="5" Type="I/O"><Signal Name="I2C1_SCL"/><Other Name="SPI1_SCK"/><Signal/></Pin>',
-      '<Pin Name="PB8-BOOT0" Position="6" Type="I/O"><Signal Name="TIM4_CH3"/><Signal Name="GPIO"/><Signal Name="ADC1_IN8" IOModes="Analog"/></Pin>',
+      '<Pin Name="PB8-BOOT0" Position="6" Type="I/O"><Signal Name="TIM4_CH3"/><Other Name="I2C1_SCL"/><Signal Name="GPIO"/><Signal Name="ADC1_IN8" IOModes="Analog"/></Pin>',
       ...CATALOG
     )
     const r = stm32Adapter.parse([art('Q.xml', text), art('IP/GPIO-Q_gpio_Modes.xml', modes)])
