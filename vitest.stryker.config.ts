@@ -1,8 +1,21 @@
+import { statSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { MODULES } from './test/mutation/modules.mjs'
 
 // Only the test files of the module being mutated (HWFACTS_MUTATE), in one fork.
 const mod = MODULES[(process.env.HWFACTS_MUTATE ?? 'cursor') as keyof typeof MODULES]
+
+/**
+ * Smallest test file first: Stryker runs a mutant's files one after another and stops at the first
+ * failing test, and the small hand-written suites kill most mutants in milliseconds, where the
+ * corpus suites take seconds (vitest's own order puts the slowest file first).
+ */
+class SmallestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return [...files].sort((a, b) => statSync(a.moduleId).size - statSync(b.moduleId).size)
+  }
+}
 
 export default defineConfig({
   test: {
@@ -10,6 +23,7 @@ export default defineConfig({
     globalSetup: mod.tests.some((t) => t.startsWith('test/http') || t.startsWith('test/mcp')) ? ['test/global-setup.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 300_000,
-    pool: 'forks'
+    pool: 'forks',
+    sequence: { sequencer: SmallestFirst }
   }
 })

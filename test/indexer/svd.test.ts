@@ -706,9 +706,12 @@ describe('svd adapter: dim arrays against the raw text', () => {
   }
 
   it('the corpus has such arrays, including the one a dimIncrement bug shifts (esp32 RMT.INT_RAW.CH1_TX_END: bit 3)', () => {
-    const all = sources.flatMap((s) => arraySamples(loadCorpus(s).content.toString('utf8')))
-    expect(all.filter((x) => x.bitOffset !== undefined).length).toBeGreaterThan(200)
-    expect(all.filter((x) => x.address !== undefined).length).toBeGreaterThan(50)
+    // The counts are about the whole corpus: under HWFACTS_SVD_SAMPLE (mutation runs) only the esp32 case below is checked.
+    if (sampled === sources) {
+      const all = sources.flatMap((s) => arraySamples(loadCorpus(s).content.toString('utf8')))
+      expect(all.filter((x) => x.bitOffset !== undefined).length).toBeGreaterThan(200)
+      expect(all.filter((x) => x.address !== undefined).length).toBeGreaterThan(50)
+    }
     const f = byName(parseSvd(loadCorpus(sources.find((s) => s.path === 'svd/Espressif/esp32.svd')!)).facts)
     // Line 22951: dim 8, dimIncrement 0x3, bitOffset 0 → CH0 at 0, CH1 at 3, CH7 at 21.
     expect([0, 1, 7].map((i) => get(f, `RMT.INT_RAW.CH${i}_TX_END`).bitOffset)).toEqual([0, 3, 21])

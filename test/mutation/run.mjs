@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run mutate [-- module ...]`: StrykerJS per module (see modules.mjs), incremental, one at a time.
+// `npm run mutate [-- module ...] [--retest-survivors]`: StrykerJS per module (see modules.mjs), incremental, one at a time.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MODULES } from './modules.mjs'
 
@@ -10,7 +10,15 @@ const root = resolve(import.meta.dirname, '..', '..')
 const args = process.argv.slice(2)
 const asked = []
 const extra = []
+/**
+ * Stryker's incremental mode keeps a surviving mutant's result unless a test covering it changed,
+ * and it does not know which tests cover a mutant that only module-level or beforeAll code reaches
+ * (a "static" one): added tests never retry those. This drops the survivors (and uncovered ones)
+ * from the incremental file, so they are tried against every test again; killed ones are kept.
+ */
+const retest = args.includes('--retest-survivors')
 for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--retest-survivors') continue
   if (!args[i].startsWith('-')) asked.push(args[i])
   else extra.push(args[i], ...(args[i + 1] !== undefined && !args[i + 1].startsWith('-') && !args[i].includes('=') ? [args[++i]] : []))
 }
@@ -31,9 +39,24 @@ const built = spawnSync('npx', ['tsx', 'test/helpers/corpus-release.ts'], { cwd:
 const corpusData = /corpus release ready in (\S+)/.exec(built.stdout ?? '')?.[1]
 if (!corpusData) throw new Error(`could not build the corpus release: ${built.stdout}`)
 
+function dropSurvivors(name) {
+  const file = join(root, 'reports', 'mutation', `${name}.incremental.json`)
+  if (!existsSync(file)) return
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  let dropped = 0
+  for (const f of Object.values(report.files)) {
+    const before = f.mutants.length
+    f.mutants = f.mutants.filter((m) => m.status !== 'Survived' && m.status !== 'NoCoverage')
+    dropped += before - f.mutants.length
+  }
+  writeFileSync(file, JSON.stringify(report))
+  process.stdout.write(`${name}: ${dropped} surviving or uncovered mutants to try again\n`)
+}
+
 let failed = 0
 for (const n of names) {
   process.stdout.write(`\n== mutate ${n}\n`)
+  if (retest) dropSurvivors(n)
   const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, HWFACTS_TEST_CORPUS_DATA: corpusData, ...MODULES[n].env } })
   if (r.status !== 0) failed++
 }

@@ -276,11 +276,11 @@ export function registerOf(expr: string): string | undefined {
 /**
  * The header's part-code and revision registers: those its functions read var1 and var2 from
  * more than once (the convention every erratum follows); a register only one read names is an
- * outlier, unless it is the only one the header reads.
+ * outlier, unless it is the only one the header reads. `var1 == 0x06` is a comparison, not a read.
  */
 export function headerRegisters(text: string): HeaderRegisters {
   const counts = { var1: new Map<string, number>(), var2: new Map<string, number>() }
-  for (const m of text.matchAll(/\b(var[12])\s*=\s*([^;]+);/g)) {
+  for (const m of text.matchAll(/\b(var[12])\s*=(?!=)\s*([^;]+);/g)) {
     const reg = registerOf(m[2]!)
     if (reg === undefined) continue
     const c = counts[m[1] as 'var1' | 'var2']
