@@ -41,7 +41,10 @@ export interface IndexRun {
   peakRssMb: number
   facts: number
   factsPerS: number
+  /** Every file of the release directory: the top file and the shards. */
   releaseMb: number
+  topFileKb: number
+  shards: number
   problems: number
   units: string
   stagesMs: Record<string, number>
@@ -77,7 +80,9 @@ export async function indexRun(inventory: string, dataDir: string): Promise<Inde
     peakRssMb,
     facts: m.counts.facts,
     factsPerS: Math.round(m.counts.facts / wallS),
-    releaseMb: +(statSync(data.releaseDb(id)).size / 2 ** 20).toFixed(1),
+    releaseMb: +(((m.database?.bytes ?? 0) + (m.shards ?? []).reduce((n, x) => n + x.bytes, 0)) / 2 ** 20).toFixed(1),
+    topFileKb: Math.round(statSync(data.releaseDb(id)).size / 1024),
+    shards: m.shards?.length ?? 0,
     problems: m.problems.length,
     units: line[2]!,
     stagesMs: JSON.parse(line[3]!) as Record<string, number>

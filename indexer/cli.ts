@@ -10,8 +10,7 @@ import { buildRelease } from './build.js'
 import { fetchSources } from './fetch.js'
 import { InventoryError, WriteError } from './inventory.js'
 import { CurationError } from './curation/curation.js'
-import { CacheReadError } from './parse-cache.js'
-import { promote, PromotionError, readManifest, verify, verifyDatabase } from './releases.js'
+import { promote, PromotionError, readManifest, verify, verifyFiles } from './releases.js'
 
 const USAGE = `usage:
   hwfacts index <sources-dir|sources.json> [--data-dir D] [--curation F] [--promote] [--allow-partial]
@@ -120,10 +119,10 @@ export async function main(argv: string[]): Promise<number> {
       const bad = results.filter((r) => !r.ok)
       for (const b of bad) process.stderr.write(`hwfacts: ${b.path}: ${b.reason}\n`)
       process.stdout.write(`${results.length - bad.length}/${results.length} archived artifacts verified\n`)
-      const db = verifyDatabase(data, arg)
-      if (db.ok) process.stdout.write('release database verified\n')
-      else process.stderr.write(`hwfacts: ${db.path}: ${db.reason}\n`)
-      return bad.length === 0 && db.ok ? 0 : 1
+      const files = await verifyFiles(data, arg)
+      if (files.length === 0) process.stdout.write(`release files verified (release.sqlite and ${readManifest(data, arg)!.shards?.length ?? 0} shards)\n`)
+      for (const f of files) process.stderr.write(`hwfacts: ${data.releaseDir(arg)}/${f}\n`)
+      return bad.length === 0 && files.length === 0 ? 0 : 1
     }
     case 'fetch': {
       if (!arg) break
@@ -160,7 +159,7 @@ if (isMain) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: unknown) => {
-      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError || err instanceof WriteError || err instanceof CacheReadError) {
+      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError || err instanceof WriteError) {
         process.stderr.write(`hwfacts: ${err.message}\n`)
         process.exit(2)
       }

@@ -194,9 +194,10 @@ export async function loadRelease(repo: EngineRepository, data: DataDir, id: str
       while (inFlight.size >= concurrency) await Promise.race(inFlight)
     }
     let lines: string[] = []
-    // Streamed in ord order, a bulk request's worth at a time: memory does not grow with the release.
+    // Streamed in canonical order, a bulk request's worth at a time: memory does not grow with the
+    // release. Ords are per shard: a document's id is its position in that order.
     for (const r of readStoredFacts(data.releaseDb(id))) {
-      lines.push(`{"index":{"_id":"${r.ord}"}}`, JSON.stringify(factDocument(r)))
+      lines.push(`{"index":{"_id":"${sent}"}}`, JSON.stringify(factDocument(r)))
       sent++
       if (lines.length === 2 * bulkDocs) {
         await send(lines)

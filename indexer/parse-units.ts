@@ -1,11 +1,14 @@
 import { availableParallelism } from 'node:os'
 import type { Worker } from 'node:worker_threads'
-import type { ParseProblem } from '../src/model/fact.js'
+import { rmSync } from 'node:fs'
+import type { FactDraft, ParseProblem } from '../src/model/fact.js'
 import { DataDir } from '../src/store/layout.js'
-import { encodeChunks, ENCODER } from './encode.js'
+import { encodeInOrder, ENCODER } from './encode.js'
 import { archivedArtifact, WriteError, type ArtifactRef } from './inventory.js'
-import { CacheWriter, cachePath, readSummary, unitKey, type UnitSummary } from './parse-cache.js'
+import { cachedShard, readEntry, shardTmpPath, unitKey, writeEntry, type UnitSummary } from './parse-cache.js'
+import { writeShard } from './shard.js'
 import { ADAPTERS } from './sources/index.js'
+import type { AdapterResult } from './sources/types.js'
 import { startWorker } from './workers.js'
 
 /** Artifacts one adapter parses together, apart from all others, and the key of its parse cache entry. */
@@ -37,25 +40,45 @@ export function parseUnits(artifacts: readonly ArtifactRef[], data: DataDir): { 
 }
 
 /**
- * Runs one unit's adapter, encodes its facts chunk by chunk into the unit's parse cache entry and
- * returns the summary: what a parse worker does with each unit it is sent.
+ * The adapter's facts that name one of its own targets, and a problem for each that does not: a
+ * unit's facts are served from its own shard, so a fact of a target another unit gives (or none
+ * does) cannot be.
+ */
+export function ownFacts(r: Pick<AdapterResult, 'targets' | 'facts'>): { facts: FactDraft[]; problems: ParseProblem[] } {
+  const own = new Set(r.targets.map((t) => t.key))
+  const facts: FactDraft[] = []
+  const problems: ParseProblem[] = []
+  for (const f of r.facts) {
+    if (own.has(f.target)) facts.push(f)
+    else problems.push({ file: f.evidence[0]?.sourcePath ?? '?', reason: `fact ${f.name} names target ${f.target}, which its parse unit does not give; not served` })
+  }
+  return { facts, problems }
+}
+
+/**
+ * Runs one unit's adapter, writes its facts (if any: a GPIO modes file no MCU file names gives
+ * none) as a shard into the parse cache, records the unit's entry and returns its summary: what a
+ * parse worker does with each unit it is sent.
  */
 export function parseUnit(unit: ParseUnit, dataRoot: string): UnitSummary {
   const adapter = ADAPTERS.find((a) => a.name === unit.adapter)
   if (!adapter) throw new Error(`no adapter named ${unit.adapter}`)
   const data = new DataDir(dataRoot)
   const r = adapter.parse(unit.artifacts.map((a) => archivedArtifact(data, a)))
-  // Facts of targets another unit may give (or none: then the build reports them).
-  const own = new Set(r.targets.map((t) => t.key))
-  const foreign = r.facts.filter((f) => !own.has(f.target)).map((f) => ({ target: f.target, name: f.name, file: f.evidence[0]?.sourcePath ?? '?' }))
-  const w = new CacheWriter(cachePath(dataRoot, unit.key))
-  try {
-    for (const c of encodeChunks(r.facts)) w.chunk(c)
-    return w.finish({ targets: r.targets, parts: r.parts, problems: r.problems, foreign })
-  } catch (err) {
-    w.abort()
-    throw err
+  const { facts, problems } = ownFacts(r)
+  // No second reference to the drafts: encodeInOrder releases each once it is encoded.
+  r.facts = []
+  const summary: UnitSummary = { targets: r.targets, parts: r.parts, problems: [...r.problems, ...problems] }
+  if (facts.length > 0) {
+    const tmp = shardTmpPath(dataRoot, unit.key)
+    try {
+      summary.shard = writeShard(tmp, encodeInOrder(facts), (sha256) => cachedShard(dataRoot, sha256))
+    } finally {
+      rmSync(tmp, { force: true })
+    }
   }
+  writeEntry(dataRoot, unit.key, summary)
+  return summary
 }
 
 /**
@@ -71,7 +94,7 @@ export interface ParseStats {
 
 /**
  * The summary of every unit, in unit order: read from the parse cache, or parsed in worker threads
- * (one per core up to MAX_WORKERS), each worker holding one unit at a time and writing its chunks
+ * (one per core up to MAX_WORKERS), each worker holding one unit at a time and writing its shard
  * to the cache itself, so only summaries cross threads. Bigger units go out first, so the workers
  * finish close together. Whichever worker finishes first, the summaries are the same.
  */
@@ -79,7 +102,7 @@ export async function parseAll(units: readonly ParseUnit[], dataRoot: string, on
   const summaries: UnitSummary[] = new Array<UnitSummary>(units.length)
   const todo: number[] = []
   units.forEach((u, i) => {
-    const hit = readSummary(cachePath(dataRoot, u.key))
+    const hit = readEntry(dataRoot, u.key)
     if (hit) {
       summaries[i] = hit
       onUnit()
@@ -89,17 +112,23 @@ export async function parseAll(units: readonly ParseUnit[], dataRoot: string, on
   const queue = todo.sort((a, b) => bytes[b]! - bytes[a]! || a - b)
   const stats = { parsed: queue.length, cached: units.length - queue.length }
   const workers = Array.from({ length: Math.min(queue.length, availableParallelism(), MAX_WORKERS) }, () => startWorker('parse-worker'))
+  const inFlight = new Set<number>()
   try {
     await Promise.all(
       workers.map(async (w) => {
         for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+          inFlight.add(i)
           summaries[i] = await request(w, units[i]!, dataRoot)
+          inFlight.delete(i)
           onUnit()
         }
       })
     )
   } finally {
+    queue.length = 0
     await Promise.all(workers.map((w) => w.terminate()))
+    // A worker stopped mid-unit (another one failed) leaves its unfinished shard: no half-written file stays.
+    for (const i of inFlight) rmSync(shardTmpPath(dataRoot, units[i]!.key), { force: true })
   }
   return { summaries, stats }
 }

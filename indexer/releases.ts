@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DataDir, RELEASE_ID } from '../src/store/layout.js'
 import type { ReleaseManifest } from '../src/store/types.js'
-import { fileSha256, sha256Hex } from './inventory.js'
+import { releaseFileProblems } from '../src/store/sqlite/store.js'
+import { sha256Hex } from './inventory.js'
 
 export function readManifest(data: DataDir, id: string): ReleaseManifest | undefined {
   if (!RELEASE_ID.test(id)) return undefined
@@ -25,21 +26,10 @@ export function promote(data: DataDir, id: string, allowPartial = false): Releas
   return m
 }
 
-/** Re-hashes the release file against the digest its manifest.json records. */
-export function verifyDatabase(data: DataDir, id: string): { path: string; ok: boolean; reason?: string } {
-  const m = readManifest(data, id)
-  if (!m) throw new PromotionError(`no kept release ${id} in ${data.root}`)
-  const path = data.releaseDb(id)
-  if (!m.database) return { path, ok: false, reason: 'manifest.json records no database digest (a release of an older indexer: rebuild it)' }
-  let actual: string
-  let bytes: number
-  try {
-    ;({ sha256: actual, bytes } = fileSha256(path))
-  } catch (err) {
-    return { path, ok: false, reason: `cannot read (${(err as NodeJS.ErrnoException).code})` }
-  }
-  if (bytes !== m.database.bytes) return { path, ok: false, reason: `${bytes} bytes, the manifest says ${m.database.bytes}` }
-  return actual === m.database.sha256 ? { path, ok: true } : { path, ok: false, reason: `hashes to ${actual}, the manifest says ${m.database.sha256}` }
+/** Re-hashes the release's files (top file and shards) against the digests its manifest.json records. */
+export async function verifyFiles(data: DataDir, id: string): Promise<string[]> {
+  if (!readManifest(data, id)) throw new PromotionError(`no kept release ${id} in ${data.root}`)
+  return releaseFileProblems(data.releaseDir(id))
 }
 
 /** Re-hashes every archived artifact a release names. */

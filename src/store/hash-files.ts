@@ -46,15 +46,3 @@ export function hashFiles(files: readonly string[], onEach: (index: number, sha2
     worker.on('exit', (code) => done < files.length && reject(new Error(`the hashing thread exited with code ${code}`)))
   }).finally(() => worker.terminate())
 }
-
-/** The sha256 of one file, hashed in a worker thread; rejects when it cannot be read. */
-export async function hashFile(file: string): Promise<string> {
-  let digest: string | undefined
-  let failure: string | undefined
-  await hashFiles([file], (_, sha256, error) => {
-    digest = sha256 ?? undefined
-    failure = error
-  })
-  if (digest === undefined) throw new Error(`cannot read ${file} (${failure})`)
-  return digest
-}

@@ -5,7 +5,8 @@ export const RELEASE_ID = /^[a-f0-9]{16}$/
 
 /**
  * The data directory: `archive/sha256/<2>/<sha256>` holds source artifacts by content,
- * `releases/<id>/{release.sqlite,manifest.json}` the kept releases, `promoted` the promoted id.
+ * `releases/<id>/{release.sqlite,shards/,manifest.json}` the kept releases, `promoted` the promoted
+ * id, `cache/` the indexer's parse cache (indexer/parse-cache.ts).
  */
 export class DataDir {
   /** The last id read from a sound `promoted` pointer: served while the pointer is missing or garbled. */

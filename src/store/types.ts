@@ -7,6 +7,11 @@ export interface SourceRecord extends SourceMeta {
   archivePath: string
 }
 
+export interface FileDigest {
+  sha256: string
+  bytes: number
+}
+
 /** Written beside every release; the source of `/v1/release`. Immutable once written. */
 export interface ReleaseManifest {
   format: 'hwfacts-release/1'
@@ -22,9 +27,11 @@ export interface ReleaseManifest {
   coverageNotes: string[]
   /**
    * The digest and size of `release.sqlite`: in manifest.json only (the copy of the manifest
-   * inside the database cannot hold its own file's hash). `hwfacts verify` checks it.
+   * inside the database cannot hold its own file's hash). `hwfacts verify` and the service check it.
    */
-  database?: { sha256: string; bytes: number }
+  database?: FileDigest
+  /** The release's shard files (`shards/<sha256>.sqlite`) in unit order: in manifest.json only, checked alike. */
+  shards?: FileDigest[]
 }
 
 export interface FactQuery {

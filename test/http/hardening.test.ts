@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
+import { verifyFiles } from '../../indexer/releases.js'
 import { cursorSecret } from '../../src/auth/cursor-secret.js'
 import { ApiKeyStore, generateKey, readKeysFile } from '../../src/auth/keys.js'
 import { openBackends } from '../../src/backends.js'
@@ -348,6 +349,32 @@ describe('6: release files and the promoted pointer', () => {
       expect(ready.statusCode).toBe(503)
       // The manifest records the file's digest: the damage is caught by it before any page is read.
       expect(ready.json().checks.release.detail).toMatch(/release\.sqlite has sha256 [0-9a-f]{64}; its manifest records [0-9a-f]{64}/)
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('a damaged or missing shard is refused when the release is opened, naming the file', async () => {
+    const c = await copyDataDir()
+    try {
+      const shards = join(new DataDir(c.dir).releaseDir(P), 'shards')
+      const [victim, gone] = readdirSync(shards).sort()
+      // One byte of a shard flipped (still a readable SQLite file of the same size), another shard missing.
+      const file = join(shards, victim!)
+      const bytes = readFileSync(file)
+      bytes[bytes.length - 100] = bytes[bytes.length - 100]! ^ 1
+      chmodSync(file, 0o644)
+      writeFileSync(file, bytes)
+      rmSync(join(shards, gone!))
+      expectProblem(await c.app.inject({ url: '/v1/context?part=STM32F407VG&topic=registers', headers: c.auth }), 503, 'RELEASE_UNAVAILABLE')
+      const ready = await c.app.inject({ url: '/readyz' })
+      expect(ready.statusCode).toBe(503)
+      // The service names the first file it found wrong; `hwfacts verify` names both.
+      expect(ready.json().checks.release.detail).toContain(`shards/${gone} cannot be read (ENOENT)`)
+      expect(await verifyFiles(new DataDir(c.dir), P)).toEqual([
+        `shards/${gone} cannot be read (ENOENT)`,
+        `shards/${victim} has sha256 ${createHash('sha256').update(bytes).digest('hex')}; its manifest records ${victim!.slice(0, 64)}`
+      ])
     } finally {
       await c.close()
     }

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs'
 import { Agent, get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import Database from 'better-sqlite3'
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../../src/service/errors.js'
@@ -11,7 +10,7 @@ import { DataDir } from '../../src/store/layout.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 import { ContractChecker } from '../helpers/openapi.js'
-import { storedBodies } from '../store/model.js'
+import { ReleaseFiles, storedBodies } from '../store/model.js'
 
 const PROBLEM_MEMBERS = ['code', 'detail', 'docUrl', 'error', 'instance', 'message', 'param', 'request_id', 'requestId', 'status', 'title', 'type'].sort()
 
@@ -384,9 +383,9 @@ describe('context', () => {
   it('query ranks text matches first and excludes facts that match no term', async () => {
     // Expected answer derived from the stored fact bodies alone: a fact matches a query word when one of
     // the words of its name or value strings starts with it; more matched words rank first, then document order.
-    const db = new Database(new DataDir(dataDir).releaseDb(releaseId), { readonly: true })
-    const bodies = [...storedBodies(db, 'svd:STMicro/STM32F407', 'registers').values()]
-    db.close()
+    const files = new ReleaseFiles(new DataDir(dataDir).releaseDb(releaseId))
+    const bodies = [...storedBodies(files, 'svd:STMicro/STM32F407', 'registers').values()]
+    files.close()
     const query = ['usart', 'baud', 'rate']
     const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
     const scored = bodies.map((b, ord) => {

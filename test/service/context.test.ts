@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,7 +9,7 @@ import { HardwareFacts } from '../../src/service/facts.js'
 import { DataDir } from '../../src/store/layout.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { CORPUS_INVENTORY, corpusDataDir } from '../helpers/corpus-release.js'
-import { storedBodies } from '../store/model.js'
+import { ReleaseFiles, storedBodies } from '../store/model.js'
 
 /*
  * Context paging and token budgeting, checked against expectations derived from the stored fact
@@ -34,17 +33,17 @@ const SECRET = 'context-test-secret'
 let repo: SqliteRepository
 let facts: HardwareFacts
 let releaseId: string
-let db: Database.Database
+let files: ReleaseFiles
 
 beforeAll(async () => {
   const dir = await corpusDataDir()
   releaseId = new DataDir(dir).promotedId()!
   repo = new SqliteRepository(dir)
   facts = new HardwareFacts(repo, SECRET)
-  db = new Database(new DataDir(dir).releaseDb(releaseId), { readonly: true })
+  files = new ReleaseFiles(new DataDir(dir).releaseDb(releaseId))
 })
 afterAll(async () => {
-  db?.close()
+  files?.close()
   await repo?.close()
 })
 
@@ -63,7 +62,7 @@ const errorOf = async (p: Partial<ContextParams> & { part: string; topic: Contex
 }
 
 /** The stored bodies of one target and topic, in document order. */
-const bodies = (target: string, topic: string): Body[] => [...storedBodies(db, target, topic).values()].map((b) => JSON.parse(b) as Body)
+const bodies = (target: string, topic: string): Body[] => [...storedBodies(files, target, topic).values()].map((b) => JSON.parse(b) as Body)
 
 const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
 const wordsOf = (f: Body) => [f.name, ...strings(f.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)

@@ -32,14 +32,54 @@ const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.i
 const wordsOf = (b: Body) => [...new Set([b.name, ...strings(b.value)].join(' ').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean))]
 
 /**
- * The stored body of every fact of one target and topic, by ord, read as the release format
- * stores them: a (target, topic) is the contiguous ord range of `fact_ranges`, and bodies are
- * deflated (raw) up to 8 to a block, joined by line breaks, in `fact_bodies` keyed by their first ord.
+ * A release's files as the release format lays them out (schema 5), read without src/: the top
+ * file `release.sqlite` maps each (target, topic) to a shard file `shards/<sha256>.sqlite` (listed
+ * in its `shards` table) and that shard's `tt` and contiguous ords `first..last`.
  */
-export function storedBodies(db: Database.Database, target: string, topic: string): Map<number, string> {
+export class ReleaseFiles {
+  private readonly top: Database.Database
+  private readonly open = new Map<number, Database.Database>()
+
+  constructor(readonly file: string) {
+    this.top = new Database(file, { readonly: true, fileMustExist: true })
+  }
+
+  /** The range of one target and topic, and its shard's connection; undefined when it has no facts. */
+  range(target: string, topic: string): { db: Database.Database; tt: number; first: number; last: number } | undefined {
+    const r = this.top
+      .prepare<[string, string], { shard: number; tt: number; first: number; last: number }>('SELECT shard, tt, first, last FROM fact_ranges WHERE target = ? AND topic = ?')
+      .get(target, topic)
+    if (!r) return undefined
+    let db = this.open.get(r.shard)
+    if (!db) {
+      const { sha256 } = this.top.prepare<[number], { sha256: string }>('SELECT sha256 FROM shards WHERE shard = ?').get(r.shard)!
+      db = new Database(join(dirname(this.file), 'shards', `${sha256}.sqlite`), { readonly: true, fileMustExist: true })
+      this.open.set(r.shard, db)
+    }
+    return { db, tt: r.tt, first: r.first, last: r.last }
+  }
+
+  /** Every (target, topic) with facts. */
+  scopes(): Array<{ target: string; topic: Topic }> {
+    return this.top.prepare<[], { target: string; topic: Topic }>('SELECT target, topic FROM fact_ranges ORDER BY target, topic').all()
+  }
+
+  close(): void {
+    for (const db of this.open.values()) db.close()
+    this.top.close()
+  }
+}
+
+/**
+ * The stored body of every fact of one target and topic, by its shard's ord: bodies are deflated
+ * (raw) up to 8 to a block, joined by line breaks, in the shard's `fact_bodies` keyed by their
+ * first ord.
+ */
+export function storedBodies(files: ReleaseFiles, target: string, topic: string): Map<number, string> {
   const out = new Map<number, string>()
-  const range = db.prepare<[string, string], { first: number; last: number }>('SELECT first, last FROM fact_ranges WHERE target = ? AND topic = ?').get(target, topic)
+  const range = files.range(target, topic)
   if (!range) return out
+  const { db } = range
   const start = db.prepare<[number], { first: number }>('SELECT max(first) AS first FROM fact_bodies WHERE first <= ?').get(range.first)!.first
   for (const b of db.prepare<[number, number], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies WHERE first BETWEEN ? AND ?').iterate(start, range.last))
     inflateRawSync(b.data)
@@ -60,26 +100,26 @@ export function storedBodies(db: Database.Database, target: string, topic: strin
  * return exactly what this returns.
  */
 export class FactModel {
-  private readonly db: Database.Database
+  private readonly files: ReleaseFiles
   private readonly archive: string
   private readonly cache = new Map<string, ModelFact[]>()
   private readonly instances = new Map<string, Set<string>>()
-  private readonly tokens = new Map<number, number>()
+  private readonly tokens = new Map<ModelFact, number>()
 
   constructor(file: string) {
-    this.db = new Database(file, { readonly: true, fileMustExist: true })
+    this.files = new ReleaseFiles(file)
     // <data dir>/releases/<id>/release.sqlite; artifacts are archived by sha256 in <data dir>/archive.
     this.archive = join(dirname(dirname(dirname(file))), 'archive', 'sha256')
   }
 
-  /** target/topic pairs with facts, in a stable order. */
+  /** target/topic pairs with facts, in a stable order, with the number of facts their shard holds. */
   scopes(): Array<{ target: string; topic: Topic; count: number }> {
-    return this.db
-      .prepare<[], { target: string; topic: Topic; count: number }>('SELECT target, topic, count(*) AS count FROM facts JOIN fact_ranges USING (tt) GROUP BY target, topic ORDER BY target, topic')
-      .all()
+    return this.files.scopes().map(({ target, topic }) => {
+      const r = this.files.range(target, topic)!
+      return { target, topic, count: r.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM facts WHERE tt = ?').get(r.tt)!.n }
+    })
   }
 
-  /** The stored body of every fact of a range, from its deflated blocks. */
   /** `<IP InstanceName=…>` of an STM32 MCU file, read from the archived bytes. */
   private mcuInstances(sha256: string): Set<string> {
     let s = this.instances.get(sha256)
@@ -115,10 +155,9 @@ export class FactModel {
     const key = `${target}\0${topic}`
     let list = this.cache.get(key)
     if (!list) {
-      const bodies = storedBodies(this.db, target, topic)
-      list = this.db
-        .prepare<[string, string], { ord: number }>('SELECT ord FROM facts JOIN fact_ranges USING (tt) WHERE target = ? AND topic = ? ORDER BY ord')
-        .all(target, topic)
+      const bodies = storedBodies(this.files, target, topic)
+      const range = this.files.range(target, topic)
+      list = (range ? range.db.prepare<[number], { ord: number }>('SELECT ord FROM facts WHERE tt = ? ORDER BY ord').all(range.tt) : [])
         .map((r) => ({ ...r, body: bodies.get(r.ord)! }))
         .map((r) => {
           const b = JSON.parse(r.body) as Body
@@ -140,8 +179,8 @@ export class FactModel {
 
   /** cl100k_base tokens of a body, counted with the reference tokenizer (not the service's). */
   private tokensOf(f: ModelFact): number {
-    let n = this.tokens.get(f.ord)
-    if (n === undefined) this.tokens.set(f.ord, (n = countTokens(f.body)))
+    let n = this.tokens.get(f)
+    if (n === undefined) this.tokens.set(f, (n = countTokens(f.body)))
     return n
   }
 
@@ -179,7 +218,7 @@ export class FactModel {
   }
 
   close(): void {
-    this.db.close()
+    this.files.close()
   }
 }
 

@@ -1,34 +1,52 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 
 /**
- * The release file's schema, shared by the indexer (writer) and the SQLite store (reader).
+ * The release files' schema, shared by the indexer (writer) and the SQLite store (reader).
  *
- * `ord` is the canonical order of facts: targets by key, each target's topics by name, each
- * topic's facts in the adapter's (document) order. So the facts of one target and topic are the
- * contiguous ords `first..last` of their `fact_ranges` row: a page without a name filter is a
- * range of the facts table's rowid, and needs no index.
+ * A release is a directory: `release.sqlite` (the top file: meta rows, the shard list and the
+ * ranges) and `shards/<sha256>.sqlite`, one file per parse unit holding that unit's facts. A
+ * shard is written by the parse worker that parsed its unit and reused unchanged by every later
+ * build whose unit is unchanged, so nothing in it depends on the rest of the corpus.
+ *
+ * In a shard, `ord` is the canonical order of its facts: the unit's targets by key, each target's
+ * topics by name, each topic's facts in the adapter's (document) order. So the facts of one target
+ * and topic are the contiguous ords `first..last` of their `fact_ranges` row: a page without a name
+ * filter is a range of the facts table's rowid, and needs no index. Ords and `tt` are the shard's
+ * own; the top file's `fact_ranges` says which shard holds a (target, topic) and under which tt.
  *
  * Bodies (each fact's public JSON, serialized once) are stored deflated, BODY_BLOCK_FACTS facts
  * of one range to a block: a body alone compresses about 2×, eight neighbours together about
  * 7× (they repeat keys, the source digest and path, locator prefixes), at the cost of inflating
  * eight bodies to read one.
  */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
-/** The full-text index of search terms (rowid = ord); the indexer builds it apart, then copies its tables in. */
-export const TERMS_TABLE = `CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');`
-
-export const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+/** One parse unit's facts. */
+export const SHARD_SCHEMA = `
 CREATE TABLE fact_ranges (tt INTEGER PRIMARY KEY, target TEXT NOT NULL, topic TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, scope TEXT NOT NULL);
 CREATE TABLE facts (ord INTEGER PRIMARY KEY, tt INTEGER NOT NULL, name_key TEXT NOT NULL, package TEXT, revisions TEXT, tokens INTEGER NOT NULL);
 CREATE TABLE fact_bodies (first INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE fact_peripherals (peripheral TEXT NOT NULL, ord INTEGER NOT NULL, PRIMARY KEY (peripheral, ord)) WITHOUT ROWID;
-${TERMS_TABLE}
+CREATE VIRTUAL TABLE fact_terms USING fts5 (terms, content='', columnsize=0, detail=none, tokenize='unicode61');
 `
 
-/** Made after the rows are in: one sorted build instead of an insert per row. */
-export const SCHEMA_INDEXES = `CREATE INDEX facts_by_name ON facts (tt, name_key);`
+/** Made after a shard's rows are in: one sorted build instead of an insert per row. */
+export const SHARD_INDEXES = `CREATE INDEX facts_by_name ON facts (tt, name_key);`
+
+/**
+ * The top file: `shards` lists the release's shard files in unit order (`shard` is the position);
+ * `fact_ranges` maps each (target, topic) to its shard and that shard's tt, ords and term scope.
+ */
+export const TOP_SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE shards (shard INTEGER PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL);
+CREATE TABLE fact_ranges (target TEXT NOT NULL, topic TEXT NOT NULL, shard INTEGER NOT NULL, tt INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (target, topic)) WITHOUT ROWID;
+`
+
+/** A shard's file inside its release directory (and, by the same name, in the data dir's cache). */
+export function shardFileName(sha256: string): string {
+  return `shards/${sha256}.sqlite`
+}
 
 /** Facts per body block (the last block of a range may hold fewer). */
 export const BODY_BLOCK_FACTS = 8
@@ -43,8 +61,9 @@ export function unpackBodies(data: Uint8Array): string[] {
 }
 
 /**
- * Every indexed term carries a fixed-width prefix naming its target and topic (`t00012r` + `usart1`),
- * so a prefix query for one term touches only that target's entries instead of the whole corpus's.
+ * Every indexed term carries a fixed-width prefix naming its target (its ordinal among the
+ * shard's targets by key) and topic (`t00012r` + `usart1`), so a prefix query for one term
+ * touches only that target's entries instead of the whole shard's.
  */
 export function scopedTermPrefix(targetOrdinal: number, topic: string): string {
   return `t${String(targetOrdinal).padStart(5, '0')}${topic.slice(0, 2)}`

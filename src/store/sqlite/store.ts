@@ -1,65 +1,133 @@
 import Database from 'better-sqlite3'
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { LRUCache } from 'lru-cache'
 import { ServiceError } from '../../service/errors.js'
 import type { ReleaseCatalog } from '../../model/catalog.js'
-import { hashFile } from '../hash-files.js'
+import { hashFiles } from '../hash-files.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
-import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { SCHEMA_VERSION, unpackBodies } from './schema.js'
+import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
+import { SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
 /** Prepared statements kept per open release. */
 export const STATEMENT_CACHE_MAX = 128
 
+/**
+ * Shard connections kept open per release, each with a small page cache: a busy wide release
+ * touches hundreds of shards, and RSS must not grow with how many were read.
+ */
+export const SHARD_CONNECTIONS_MAX = 32
+const SHARD_CACHE_KIB = 1024
+
 const byScoreThenOrd = (a: FactRow, b: FactRow) => b.score - a.score || a.ord - b.ord
 
-/** One target and topic's facts: the ords first..last (see schema.ts). */
+/** One target and topic's facts: the ords first..last of one shard (see schema.ts). */
 interface FactRange {
+  shard: number
   tt: number
   first: number
   last: number
   scope: string
 }
 
+interface Shard {
+  db: Database.Database
+  block: Database.Statement<[number], { first: number; data: Buffer }>
+}
+
 /** Decoded body blocks kept per open release: neighbouring pages and repeated lookups inflate nothing. */
 const BLOCK_CACHE_SIZE = 512
+
+/** Opens a release file read-only the way the store reads it. */
+function openReadOnly(file: string, cacheKib: number): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  db.pragma('query_only = ON')
+  // The file never changes: take the shared lock once and keep it, instead of locking, checking for
+  // a hot journal and re-validating the page cache on every statement (about seven system calls).
+  // Readers in other processes still share the file; nothing ever writes it.
+  db.pragma('locking_mode = EXCLUSIVE')
+  // No mmap: the page cache serves repeated reads, and the process RSS stays small.
+  db.pragma(`cache_size = -${cacheKib}`)
+  // The page's sort is a small temporary b-tree: keep it off the disk.
+  db.pragma('temp_store = MEMORY')
+  return db
+}
+
+/** The top file's meta rows, ranges and shard list; refuses a file of another schema. */
+function readTop(file: string): { manifest: ReleaseManifest; catalog: ReleaseCatalog; ranges: Array<FactRange & { target: string; topic: string }>; shards: FileDigest[] } {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
+    const schema = meta.get('schema')?.value
+    // A file of another layout would answer wrongly, not fail: refuse it.
+    if (schema !== String(SCHEMA_VERSION)) throw new Error(`release file has schema ${schema ?? '?'}; this service reads schema ${SCHEMA_VERSION}: rebuild the release`)
+    return {
+      manifest: JSON.parse(meta.get('manifest')!.value) as ReleaseManifest,
+      catalog: JSON.parse(meta.get('catalog')!.value) as ReleaseCatalog,
+      ranges: db.prepare<[], FactRange & { target: string; topic: string }>('SELECT target, topic, shard, tt, first, last, scope FROM fact_ranges').all(),
+      shards: db.prepare<[], FileDigest>('SELECT sha256, bytes FROM shards ORDER BY shard').all()
+    }
+  } finally {
+    db.close()
+  }
+}
 
 class SqliteReleaseStore implements ReleaseStore {
   readonly manifest: ReleaseManifest
   readonly catalog: ReleaseCatalog
   private readonly ranges = new Map<string, FactRange>()
-  private readonly blockStmt: Database.Statement<[number], { first: number; data: Buffer }>
+  private readonly shardFiles: string[]
+  private readonly shards = new LRUCache<number, Shard>({ max: SHARD_CONNECTIONS_MAX, dispose: (s, i) => this.closeShard(i, s) })
+  /** Keyed by shard × 2³² + the block's first ord. */
   private readonly blocks = new Map<number, string[]>()
-  // One prepared statement per query shape. Common shapes are few (filters present or not, term
-  // count), but a client can make thousands (name and term counts), at ~37 KB each: keep the most
-  // recently used ones, and let the rest be collected.
+  // One prepared statement per shard and query shape. Common shapes are few (filters present or
+  // not, term count), but a client can make thousands (name and term counts), at ~37 KB each: keep
+  // the most recently used ones, and let the rest be collected.
   private readonly statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_MAX })
 
-  constructor(private readonly db: Database.Database) {
-    const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
-    const schema = meta.get('schema')?.value
-    // A file of another layout would answer wrongly, not fail: refuse it.
-    if (schema !== String(SCHEMA_VERSION)) throw new Error(`release file has schema ${schema ?? '?'}; this service reads schema ${SCHEMA_VERSION}: rebuild the release`)
-    this.manifest = JSON.parse(meta.get('manifest')!.value) as ReleaseManifest
-    this.catalog = JSON.parse(meta.get('catalog')!.value) as ReleaseCatalog
-    for (const r of db.prepare<[], FactRange & { target: string; topic: string }>('SELECT tt, target, topic, first, last, scope FROM fact_ranges').iterate())
-      this.ranges.set(`${r.target}\0${r.topic}`, { tt: r.tt, first: r.first, last: r.last, scope: r.scope })
-    this.blockStmt = db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1')
+  constructor(file: string) {
+    const top = readTop(file)
+    this.manifest = top.manifest
+    this.catalog = top.catalog
+    for (const r of top.ranges) this.ranges.set(`${r.target}\0${r.topic}`, { shard: r.shard, tt: r.tt, first: r.first, last: r.last, scope: r.scope })
+    this.shardFiles = top.shards.map((s) => join(dirname(file), shardFileName(s.sha256)))
+  }
+
+  /** A shard's connection, opened on first use. */
+  private shard(i: number): Shard {
+    let s = this.shards.get(i)
+    if (!s) {
+      let db: Database.Database
+      try {
+        db = openReadOnly(this.shardFiles[i]!, SHARD_CACHE_KIB)
+      } catch (err) {
+        throw new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${this.manifest.id} is not served: ${shardFileName(basename(this.shardFiles[i]!, '.sqlite'))} cannot be opened (${(err as Error).message}).`)
+      }
+      s = { db, block: db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1') }
+      this.shards.set(i, s)
+    }
+    return s
+  }
+
+  private closeShard(i: number, s: Shard): void {
+    const prefix = `${i}\0`
+    for (const k of [...this.statements.keys()]) if (k.startsWith(prefix)) this.statements.delete(k)
+    s.db.close()
   }
 
   /** The bodies of the block holding `ord`, and the block's first ord. */
-  private block(ord: number): { first: number; bodies: string[] } {
-    const row = this.blockStmt.get(ord)!
-    let bodies = this.blocks.get(row.first)
+  private block(i: number, s: Shard, ord: number): { first: number; bodies: string[] } {
+    const row = s.block.get(ord)!
+    const key = i * 2 ** 32 + row.first
+    let bodies = this.blocks.get(key)
     if (bodies) {
       // Most recently used last: the Map's insertion order is the eviction order.
-      this.blocks.delete(row.first)
+      this.blocks.delete(key)
     } else {
       bodies = unpackBodies(row.data)
       if (this.blocks.size >= BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!)
     }
-    this.blocks.set(row.first, bodies)
+    this.blocks.set(key, bodies)
     return { first: row.first, bodies }
   }
 
@@ -125,72 +193,81 @@ class SqliteReleaseStore implements ReleaseStore {
     }
     params.push(q.limit)
     sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens FROM page CROSS JOIN facts f ON f.ord = page.ord`
-    let stmt = this.statements.get(sql)
+    const shard = this.shard(range.shard)
+    const key = `${range.shard}\0${sql}`
+    let stmt = this.statements.get(key)
     if (!stmt) {
-      stmt = this.db.prepare(sql)
-      this.statements.set(sql, stmt)
+      stmt = shard.db.prepare(sql)
+      this.statements.set(key, stmt)
     }
     // Choose the page first, then inflate only its bodies, each block once, in ord order.
     const rows = (stmt.all(...params) as FactRow[]).sort((a, b) => a.ord - b.ord)
     let block: { first: number; bodies: string[] } | undefined
     for (const r of rows) {
-      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(r.ord)
+      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(range.shard, shard, r.ord)
       r.body = block.bodies[r.ord - block.first]!
     }
     return rows.sort(byScoreThenOrd)
   }
 
   async close(): Promise<void> {
-    this.db.close()
+    this.shards.clear()
   }
 }
 
 /**
- * Checks a release file before anything is served from it: against the digest its manifest
- * records, else with SQLite's `quick_check` (page structure). Returns why it is unusable, or undefined.
+ * Checks a release directory's files before anything is served from it: the top file and every
+ * shard against the digests manifest.json records (hashed in a worker thread), and the top file's
+ * shard list against the manifest's. Returns what is wrong, one line a file; empty when nothing is.
  */
-export async function releaseFileProblem(file: string, manifestFile: string): Promise<string | undefined> {
-  let recorded: ReleaseManifest['database']
+export async function releaseFileProblems(dir: string): Promise<string[]> {
+  let m: ReleaseManifest
   try {
-    recorded = (JSON.parse(readFileSync(manifestFile, 'utf8')) as ReleaseManifest).database
+    m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ReleaseManifest
   } catch (err) {
-    return `manifest.json is unreadable (${(err as Error).message})`
+    return [`manifest.json is unreadable (${(err as Error).message})`]
   }
-  if (recorded) {
-    const bytes = statSync(file).size
-    if (bytes !== recorded.bytes) return `release.sqlite has ${bytes} bytes; its manifest records ${recorded.bytes}`
-    let sha: string
+  if (!m.database) return ['manifest.json records no database digest (a release of an older indexer: rebuild it)']
+  const files = [{ name: 'release.sqlite', ...m.database }, ...(m.shards ?? []).map((s) => ({ name: shardFileName(s.sha256), ...s }))]
+  const problems: string[] = []
+  const sized = files.filter((f) => {
+    let bytes: number
     try {
-      sha = await hashFile(file)
+      bytes = statSync(join(dir, f.name)).size
     } catch (err) {
-      return (err as Error).message
+      problems.push(`${f.name} cannot be read (${(err as NodeJS.ErrnoException).code})`)
+      return false
     }
-    return sha === recorded.sha256 ? undefined : `release.sqlite has sha256 ${sha}; its manifest records ${recorded.sha256}`
-  }
-  let db: Database.Database | undefined
+    if (bytes !== f.bytes) problems.push(`${f.name} has ${bytes} bytes; its manifest records ${f.bytes}`)
+    return bytes === f.bytes
+  })
+  await hashFiles(
+    sized.map((f) => join(dir, f.name)),
+    (i, sha256, error) => {
+      const f = sized[i]!
+      if (sha256 === null) problems.push(`${f.name} cannot be read (${error})`)
+      else if (sha256 !== f.sha256) problems.push(`${f.name} has sha256 ${sha256}; its manifest records ${f.sha256}`)
+    }
+  )
+  if (problems.length > 0) return problems
+  // The top file is the one the manifest names: the shards it refers to must be the ones checked.
+  // (A top file of another schema has no shard list; opening it says so.)
+  let listed: FileDigest[] | undefined
+  const db = new Database(join(dir, 'release.sqlite'), { readonly: true, fileMustExist: true })
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true })
-    const rows = db.pragma('quick_check(1)') as Array<{ quick_check: string }>
-    return rows[0]?.quick_check === 'ok' ? undefined : `release.sqlite fails SQLite's quick_check: ${rows[0]?.quick_check ?? '?'}`
-  } catch (err) {
-    return `release.sqlite is not a readable SQLite file (${(err as Error).message})`
+    listed = db.prepare<[], FileDigest>('SELECT sha256, bytes FROM shards ORDER BY shard').all()
+  } catch {
+    // no shard list
   } finally {
-    db?.close()
+    db.close()
   }
+  if (listed && JSON.stringify(listed.map((s) => [s.sha256, s.bytes])) !== JSON.stringify((m.shards ?? []).map((s) => [s.sha256, s.bytes])))
+    problems.push("release.sqlite refers to other shards than manifest.json lists")
+  return problems
 }
 
 export function openSqliteRelease(file: string): ReleaseStore {
-  const db = new Database(file, { readonly: true, fileMustExist: true })
-  db.pragma('query_only = ON')
-  // The file never changes: take the shared lock once and keep it, instead of locking, checking for
-  // a hot journal and re-validating the page cache on every statement (about seven system calls).
-  // Readers in other processes still share the file; nothing ever writes it.
-  db.pragma('locking_mode = EXCLUSIVE')
-  // No mmap: the page cache serves repeated reads, and the process RSS stays small.
-  db.pragma('cache_size = -16384')
-  // The page's sort is a small temporary b-tree: keep it off the disk.
-  db.pragma('temp_store = MEMORY')
-  return new SqliteReleaseStore(db)
+  return new SqliteReleaseStore(file)
 }
 
 const PROMOTED_RECHECK_MS = 1000
@@ -247,9 +324,10 @@ export class SqliteRepository implements ReleaseRepository {
     // An unusable file is re-checked now and then (it may be restored), not on every request.
     const refused = this.refused.get(id)
     if (refused !== undefined) throw refuse(refused)
-    // The file is hashed in a worker thread while this one opens it and reads its catalog: about
-    // half the time of doing one after the other. Nothing of it is handed out before the digest matches.
-    const checking = releaseFileProblem(file, this.data.manifestPath(id))
+    // The files are hashed in a worker thread while this one opens the top file and reads its
+    // catalog: about half the time of doing one after the other. Nothing of the release is handed
+    // out before every digest matches.
+    const checking = releaseFileProblems(this.data.releaseDir(id))
     let store: ReleaseStore | undefined
     let openError: Error | undefined
     try {
@@ -257,7 +335,7 @@ export class SqliteRepository implements ReleaseRepository {
     } catch (err) {
       openError = err as Error
     }
-    const problem = await checking
+    const problem = (await checking)[0]
     if (problem !== undefined) {
       await store?.close()
       throw refuse(problem)
@@ -277,7 +355,7 @@ export class SqliteRepository implements ReleaseRepository {
   }
 }
 
-/** One stored fact with everything the release file keeps of it. */
+/** One stored fact with everything the release keeps of it; `ord` is its shard's. */
 export interface StoredFact {
   ord: number
   target: string
@@ -291,42 +369,47 @@ export interface StoredFact {
 }
 
 /**
- * Every fact of a release file in ord order, in bounded memory: for the engine loader and test
- * oracles. Rows, peripherals and body blocks are three ordered scans merged as they go (three
- * connections: one connection runs one statement at a time).
+ * Every fact of a release in canonical order (targets by key, topics by name, document order),
+ * each range read from its shard, in memory bounded by the biggest range and shard: for the engine
+ * loader and test oracles. `file` is the release's top file.
  */
 export function* readStoredFacts(file: string): Generator<StoredFact> {
-  const open = () => new Database(file, { readonly: true, fileMustExist: true })
-  const [rowsDb, periphDb, bodyDb] = [open(), open(), open()]
-  const scans: Array<Iterator<unknown>> = []
+  const top = readTop(file)
+  const ranges = top.ranges.sort((a, b) => (a.target !== b.target ? (a.target < b.target ? -1 : 1) : a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))
+  // The shard of the ranges being read: consecutive ranges mostly share one.
+  let open: { shard: number; db: Database.Database; peripherals: Map<number, string[]> } | undefined
   try {
-    const ranges = new Map<number, { target: string; topic: string }>()
-    for (const r of rowsDb.prepare<[], { tt: number; target: string; topic: string }>('SELECT tt, target, topic FROM fact_ranges').iterate()) ranges.set(r.tt, r)
-    // The table is keyed by peripheral: its ord order is a sort, which SQLite spills to disk as it needs.
-    const periph = periphDb.prepare<[], { ord: number; peripheral: string }>('SELECT ord, peripheral FROM fact_peripherals ORDER BY ord, peripheral').iterate()
-    const blocks = bodyDb.prepare<[], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies ORDER BY first').iterate()
-    scans.push(periph, blocks)
-    let p = periph.next()
-    let block: { first: number; bodies: string[] } = { first: 0, bodies: [] }
-    const rows = rowsDb.prepare<[], { ord: number; tt: number; name_key: string; package: string | null; revisions: string | null; tokens: number }>(
-      'SELECT ord, tt, name_key, package, revisions, tokens FROM facts ORDER BY ord'
-    )
-    const rowScan = rows.iterate()
-    scans.push(rowScan)
-    for (const r of rowScan) {
-      const peripherals: string[] = []
-      for (; !p.done && p.value.ord <= r.ord; p = periph.next()) if (p.value.ord === r.ord) peripherals.push(p.value.peripheral)
-      while (r.ord - block.first >= block.bodies.length) {
-        const b = blocks.next()
-        if (b.done) throw new Error(`${file}: no body block holds fact ${r.ord}`)
-        block = { first: b.value.first, bodies: unpackBodies(b.value.data) }
+    for (const r of ranges) {
+      if (open?.shard !== r.shard) {
+        open?.db.close()
+        const db = new Database(join(dirname(file), shardFileName(top.shards[r.shard]!.sha256)), { readonly: true, fileMustExist: true })
+        open = { shard: r.shard, db, peripherals: new Map() }
+        // The table is keyed by peripheral: read once per shard rather than scanned per range.
+        for (const p of db.prepare<[], { ord: number; peripheral: string }>('SELECT ord, peripheral FROM fact_peripherals ORDER BY ord, peripheral').iterate()) {
+          const list = open.peripherals.get(p.ord)
+          if (list) list.push(p.peripheral)
+          else open.peripherals.set(p.ord, [p.peripheral])
+        }
       }
-      const { target, topic } = ranges.get(r.tt)!
-      yield { ord: r.ord, target, topic, name_key: r.name_key, package: r.package, revisions: r.revisions, tokens: r.tokens, peripherals, body: block.bodies[r.ord - block.first]! }
+      const { db, peripherals } = open
+      // A range's bodies start a block of their own at its first ord.
+      const blocks = db.prepare<[number, number], { first: number; data: Buffer }>('SELECT first, data FROM fact_bodies WHERE first BETWEEN ? AND ? ORDER BY first').all(r.first, r.last)
+      let block = { first: r.first, bodies: [] as string[] }
+      const rows = db
+        .prepare<[number, number], { ord: number; name_key: string; package: string | null; revisions: string | null; tokens: number }>(
+          'SELECT ord, name_key, package, revisions, tokens FROM facts WHERE ord BETWEEN ? AND ? ORDER BY ord'
+        )
+        .all(r.first, r.last)
+      for (const row of rows) {
+        while (row.ord - block.first >= block.bodies.length) {
+          const b = blocks.shift()
+          if (!b) throw new Error(`${file}: no body block of shard ${r.shard} holds fact ${row.ord}`)
+          block = { first: b.first, bodies: unpackBodies(b.data) }
+        }
+        yield { ...row, target: r.target, topic: r.topic, peripherals: peripherals.get(row.ord) ?? [], body: block.bodies[row.ord - block.first]! }
+      }
     }
   } finally {
-    // A connection with an unfinished scan cannot close: end the scans first.
-    for (const s of scans) s.return?.()
-    for (const db of [rowsDb, periphDb, bodyDb]) db.close()
+    open?.db.close()
   }
 }
