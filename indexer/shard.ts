@@ -23,7 +23,8 @@ export interface ShardInfo {
   ranges: ShardRange[]
 }
 
-const TERMS_BATCH = 32
+/** The full-text index's in-memory hash: far above any unit's terms so far (the largest wide-corpus shard's index is 1 MiB on disk). */
+const TERMS_HASH_BYTES = 64 * 2 ** 20
 
 /**
  * Writes one unit's facts, given in the shard's canonical order (encodeInOrder), as a fresh SQLite
@@ -40,24 +41,25 @@ export function writeShard(tmp: string, facts: Iterable<EncodedFact>, place: (sh
     writing(tmp, () => {
       db.pragma('journal_mode = OFF')
       db.pragma('synchronous = OFF')
-      db.pragma('cache_size = -16384')
+      db.pragma('cache_size = -4096')
       db.exec(SHARD_SCHEMA)
-      // No merging while the rows go in ('optimize' merges everything once at the end): 13% less
-      // CPU for the index. The setting stays in the shard, which is never written again.
+      // The terms are held in memory and written as one segment when the rows are in: no merging,
+      // and no pages freed by merges left in the file. (A statement inserting several rows flushes
+      // them at its end, so one row to a statement.) The settings stay in the shard, which is never
+      // written again; a unit whose terms outgrow the hash gets 'optimize' below.
       db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('automerge', 0)")
+      db.exec(`INSERT INTO fact_terms (fact_terms, rank) VALUES ('hashsize', ${TERMS_HASH_BYTES})`)
+      db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('hashsize', 268435456)")
       const insFact = db.prepare('INSERT INTO facts (ord, tt, name_key, package, revisions, tokens) VALUES (?, ?, ?, ?, ?, ?)')
       const insPeriph = db.prepare('INSERT OR IGNORE INTO fact_peripherals (peripheral, ord) VALUES (?, ?)')
       const insBody = db.prepare('INSERT INTO fact_bodies (first, data) VALUES (?, ?)')
       const insRange = db.prepare('INSERT INTO fact_ranges (tt, target, topic, first, last, scope) VALUES (?, ?, ?, ?, ?, ?)')
       const insTerms = db.prepare('INSERT INTO fact_terms (rowid, terms) VALUES (?, ?)')
-      // TERMS_BATCH rows to a statement: about half the cost of one statement per row.
-      const insTermsBatch = db.prepare(`INSERT INTO fact_terms (rowid, terms) VALUES ${Array(TERMS_BATCH).fill('(?, ?)').join(', ')}`)
       db.transaction(() => {
         let ord = 0
         let range: ShardRange | undefined
         let targets = -1
         let bodies: string[] = []
-        const terms: Array<number | string> = []
         const flushBodies = () => {
           if (bodies.length) insBody.run(ord - bodies.length + 1, packBodies(bodies))
           bodies = []
@@ -80,13 +82,9 @@ export function writeShard(tmp: string, facts: Iterable<EncodedFact>, place: (sh
           for (const p of e.peripherals) insPeriph.run(p, ord)
           if (bodies.push(e.body) === BODY_BLOCK_FACTS) flushBodies()
           // Each term scoped to its target and topic; a fact without terms has no row.
-          if (e.terms && terms.push(ord, range.scope + e.terms.replaceAll(' ', ' ' + range.scope)) === 2 * TERMS_BATCH) {
-            insTermsBatch.run(terms)
-            terms.length = 0
-          }
+          if (e.terms) insTerms.run(ord, range.scope + e.terms.replaceAll(' ', ' ' + range.scope))
         }
         endRange()
-        for (let i = 0; i < terms.length; i += 2) insTerms.run(terms[i], terms[i + 1])
       })()
       db.exec(SHARD_INDEXES)
       db.exec("INSERT INTO fact_terms (fact_terms) VALUES ('optimize')")

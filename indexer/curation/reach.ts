@@ -27,8 +27,7 @@ export function catalogTargets(
   const byFile = new Map<string, ParseProblem[]>()
   for (const p of problems) byFile.set(p.file, [...(byFile.get(p.file) ?? []), p])
   const withTarget = new Set(targets.map((t) => t.sourcePath))
-  // Real targets in key order: the store numbers them by this order (as the builder did), so
-  // failed targets, which have no facts, come after all of them.
+  // Real targets in key order (the facts' canonical order), then failed targets, which have no facts.
   const out: TargetSummary[] = [...targets].sort((a, b) => (a.key < b.key ? -1 : 1)).map((t) => {
     const ps = byFile.get(t.sourcePath)
     return { ...t, factCounts: counts.get(t.key) ?? {}, ...(ps ? { problems: { count: ps.length, first: ps.slice(0, PROBLEMS_KEPT) } } : {}) }
