@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import cliProgress from 'cli-progress'
-import { generateKey, type ApiKey } from '../src/auth/keys.js'
+import type { ApiKey } from '../src/auth/keys.js'
 import { DataDir } from '../src/store/layout.js'
 import { buildRelease } from './build.js'
 import { fetchSources } from './fetch.js'
@@ -140,6 +140,8 @@ export async function main(argv: string[]): Promise<number> {
       const file = resolve(values['keys-file'] ?? process.env.HWFACTS_API_KEYS_FILE ?? join(data.root, 'api-keys.json'))
       const doc = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { keys: ApiKey[] }) : { keys: [] }
       if (doc.keys.some((k) => k.id === arg2)) throw new PromotionError(`${file} already has a key ${arg2}`)
+      // Loaded only here: the keys module's schema library takes about half a second to load.
+      const { generateKey } = await import('../src/auth/keys.js')
       const { secret, record } = generateKey(arg2)
       doc.keys.push(record)
       mkdirSync(dirname(file), { recursive: true })

@@ -94,7 +94,7 @@ export interface ParseStats {
 
 /**
  * The summary of every unit, in unit order: read from the parse cache, or parsed in worker threads
- * (one per core up to MAX_WORKERS), each worker holding one unit at a time and writing its shard
+ * (one per core up to MAX_WORKERS; a single unit on this thread), each worker holding one unit at a time and writing its shard
  * to the cache itself, so only summaries cross threads. Bigger units go out first, so the workers
  * finish close together. Whichever worker finishes first, the summaries are the same.
  */
@@ -111,6 +111,18 @@ export async function parseAll(units: readonly ParseUnit[], dataRoot: string, on
   const bytes = units.map((u) => u.artifacts.reduce((n, a) => n + a.bytes, 0))
   const queue = todo.sort((a, b) => bytes[b]! - bytes[a]! || a - b)
   const stats = { parsed: queue.length, cached: units.length - queue.length }
+  if (queue.length === 1) {
+    // One unit (a re-index after one change): parsed on this thread, which has the adapters and the
+    // tokenizer loaded already; a worker would first spend about half a second loading them.
+    const i = queue[0]!
+    try {
+      summaries[i] = parseUnit(units[i]!, dataRoot)
+    } catch (err) {
+      throw err instanceof WriteError ? err : new Error(`parsing ${unitName(units[i]!)}: ${(err as Error).stack ?? String(err)}`)
+    }
+    onUnit()
+    return { summaries, stats }
+  }
   const workers = Array.from({ length: Math.min(queue.length, availableParallelism(), MAX_WORKERS) }, () => startWorker('parse-worker'))
   const inFlight = new Set<number>()
   try {
@@ -133,6 +145,9 @@ export async function parseAll(units: readonly ParseUnit[], dataRoot: string, on
   return { summaries, stats }
 }
 
+/** A unit as an error message names it. */
+const unitName = (unit: ParseUnit) => unit.artifacts[0]?.path ?? unit.adapter
+
 /** A worker's answer: the summary, or the error it met (a failed write keeps its one-line message). */
 export type WorkerReply = { summary: UnitSummary } | { error: string; write: boolean }
 
@@ -143,7 +158,7 @@ function request(w: Worker, unit: ParseUnit, dataRoot: string): Promise<UnitSumm
       f()
     }
     const onMessage = (r: WorkerReply) =>
-      settle(() => ('summary' in r ? resolve(r.summary) : reject(r.write ? new WriteError(r.error) : new Error(`parsing ${unit.artifacts[0]?.path ?? unit.adapter}: ${r.error}`))))
+      settle(() => ('summary' in r ? resolve(r.summary) : reject(r.write ? new WriteError(r.error) : new Error(`parsing ${unitName(unit)}: ${r.error}`))))
     const onError = (err: Error) => settle(() => reject(err))
     const onExit = (code: number) => settle(() => reject(new Error(`parse worker exited with code ${code}`)))
     w.on('message', onMessage).on('error', onError).on('exit', onExit)

@@ -3,6 +3,7 @@ import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
 import { verifyFiles } from '../../indexer/releases.js'
@@ -375,6 +376,23 @@ describe('6: release files and the promoted pointer', () => {
         `shards/${gone} cannot be read (ENOENT)`,
         `shards/${victim} has sha256 ${createHash('sha256').update(bytes).digest('hex')}; its manifest records ${victim!.slice(0, 64)}`
       ])
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('a shard removed after the release was opened answers 503 RELEASE_UNAVAILABLE for its facts, not a 500', async () => {
+    const c = await copyDataDir()
+    try {
+      // Registers come from the SVD's shard, errata from the errata header's: served once, then the errata shard goes.
+      expect((await c.app.inject({ url: '/v1/context?part=STM32F407VG&topic=registers&limit=1', headers: c.auth })).statusCode).toBe(200)
+      const top = new Database(new DataDir(c.dir).releaseDb(P), { readonly: true })
+      const { sha256 } = top.prepare<[], { sha256: string }>("SELECT sha256 FROM shards JOIN fact_ranges USING (shard) WHERE topic = 'errata'").get()!
+      top.close()
+      rmSync(join(new DataDir(c.dir).releaseDir(P), 'shards', `${sha256}.sqlite`))
+      const p = expectProblem(await c.app.inject({ url: '/v1/context?part=nRF52840&topic=errata', headers: c.auth }), 503, 'RELEASE_UNAVAILABLE')
+      expect(p.detail).toContain(`shards/${sha256}.sqlite cannot be opened`)
+      expect((await c.app.inject({ url: '/v1/context?part=STM32F407VG&topic=registers&limit=2', headers: c.auth })).statusCode).toBe(200)
     } finally {
       await c.close()
     }

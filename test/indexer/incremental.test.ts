@@ -293,12 +293,16 @@ describe('incremental builds (parse cache and shards)', () => {
     }
   })
 
-  it('a failed write ends with one line naming the file, leaves no release behind and the promoted one untouched', async () => {
+  it.each([
+    ['one changed unit, parsed on the main thread', false],
+    ['two changed units, parsed in workers', true]
+  ])('a failed write ends with one line naming the file, leaves no shard or release behind and the promoted one untouched: %s', async (_, two) => {
     const data = tmp()
     const ok = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'indexer', 'cli.ts'), 'index', SAMPLE_CORPUS, '--data-dir', data, '--promote'], { cwd: ROOT })
     const promoted = ok.stdout.trim()
     const changed = edited('errata/nordic/errata.dox', (s) => s.replace('Errata overview', 'Errata Overview'))
-    // Files may grow to 32 KiB only (the release file is about 70 KiB): the release file cannot be written, as on a full disk.
+    if (two) editIn(changed, 'svd/STMicro/STM32F407.svd', (s) => s + '\n<!-- changed -->\n')
+    // Files may grow to 32 KiB only (a shard is at least 44 KiB): a shard cannot be written, as on a full disk.
     // (Ignoring SIGXFSZ makes the write fail with EFBIG instead of killing the process.)
     const cmd = `trap '' XFSZ; ulimit -f 32; exec "${process.execPath}" --import tsx indexer/cli.ts index "${changed}" --data-dir "${data}" --promote`
     const failed = await run('bash', ['-c', cmd], { cwd: ROOT }).then(
