@@ -23,9 +23,6 @@ export interface ShardInfo {
   ranges: ShardRange[]
 }
 
-/** The full-text index's in-memory hash: far above any unit's terms so far (the largest wide-corpus shard's index is 1 MiB on disk). */
-const TERMS_HASH_BYTES = 64 * 2 ** 20
-
 /**
  * Writes one unit's facts, given in the shard's canonical order (encodeInOrder), as a fresh SQLite
  * file `tmp`, then moves it to `place(sha256)` once complete: a failed write leaves no shard, only
@@ -43,12 +40,12 @@ export function writeShard(tmp: string, facts: Iterable<EncodedFact>, place: (sh
       db.pragma('synchronous = OFF')
       db.pragma('cache_size = -4096')
       db.exec(SHARD_SCHEMA)
-      // The terms are held in memory and written as one segment when the rows are in: no merging,
-      // and no pages freed by merges left in the file. (A statement inserting several rows flushes
-      // them at its end, so one row to a statement.) The settings stay in the shard, which is never
-      // written again; a unit whose terms outgrow the hash gets 'optimize' below.
+      // The terms are held in memory (up to FTS5's 1 MiB hash, more than any wide-corpus unit's)
+      // and written as one segment when the rows are in: no merging, and no pages freed by merges
+      // left in the file. A statement inserting several rows flushes them at its end, so one row to
+      // a statement. A unit whose terms outgrow the hash gets 'optimize' below. The setting stays
+      // in the shard, which is never written again.
       db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('automerge', 0)")
-      db.exec(`INSERT INTO fact_terms (fact_terms, rank) VALUES ('hashsize', ${TERMS_HASH_BYTES})`)
       db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('hashsize', 268435456)")
       const insFact = db.prepare('INSERT INTO facts (ord, tt, name_key, package, revisions, tokens) VALUES (?, ?, ?, ?, ?, ?)')
       const insPeriph = db.prepare('INSERT OR IGNORE INTO fact_peripherals (peripheral, ord) VALUES (?, ?)')
