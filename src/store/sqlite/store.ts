@@ -9,15 +9,16 @@ import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
-/** Prepared statements kept per open release. */
-export const STATEMENT_CACHE_MAX = 128
+/** Prepared statements kept per open release: one per shard and query shape (9-18 KB each). */
+export const STATEMENT_CACHE_MAX = 512
 
 /**
- * Shard connections kept open per release, each with a small page cache: a busy wide release
- * touches hundreds of shards, and RSS must not grow with how many were read.
+ * Shard connections kept open per release: a busy wide release touches hundreds of shards, and RSS
+ * must not grow with how many were read. A connection costs about 160 KB however small its page
+ * cache (its schema, SQLite's own buffers), and opening one with its statements about 0.15 ms.
  */
-export const SHARD_CONNECTIONS_MAX = 32
-const SHARD_CACHE_KIB = 1024
+export const SHARD_CONNECTIONS_MAX = 128
+const SHARD_CACHE_KIB = 128
 
 const byScoreThenOrd = (a: FactRow, b: FactRow) => b.score - a.score || a.ord - b.ord
 
@@ -81,8 +82,8 @@ class SqliteReleaseStore implements ReleaseStore {
   /** Keyed by shard × 2³² + the block's first ord. */
   private readonly blocks = new Map<number, string[]>()
   // One prepared statement per shard and query shape. Common shapes are few (filters present or
-  // not, term count), but a client can make thousands (name and term counts), at ~37 KB each: keep
-  // the most recently used ones, and let the rest be collected.
+  // not, term count), but a client can make thousands (name and term counts): keep the most
+  // recently used ones, and let the rest be collected.
   private readonly statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_MAX })
 
   constructor(file: string) {
