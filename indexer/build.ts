@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import type { CatalogPart, DocumentTarget, ParseProblem, Topic } from '../src/model/fact.js'
 import type { ReleaseCatalog } from '../src/model/catalog.js'
 import { DataDir } from '../src/store/layout.js'
-import { SCHEMA_VERSION, shardFileName, TOP_SCHEMA } from '../src/store/sqlite/schema.js'
+import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, TOP_SCHEMA } from '../src/store/sqlite/schema.js'
 import type { FileDigest, ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog } from './curation/catalog.js'
 import { loadCuration } from './curation/curation.js'
@@ -129,7 +129,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     for (const r of kept) ranges.push({ ...r, shard: shards.length })
     shards.push({ sha256: shard!.sha256, bytes: shard!.bytes })
   })
-  ranges.sort((a, b) => (a.target !== b.target ? (a.target < b.target ? -1 : 1) : a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))
+  ranges.sort(byTargetThenTopic)
   const counts = new Map<string, Partial<Record<Topic, number>>>()
   const byTopic: Partial<Record<Topic, number>> = {}
   let factCount = 0

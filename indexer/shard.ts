@@ -24,6 +24,13 @@ export interface ShardInfo {
 }
 
 /**
+ * FTS5's limit on pending terms (default 1 MiB): the largest wide-corpus unit (nrf54l05_application.svd)
+ * needs more than 1 MiB and at most 4 MiB to stay one segment (with 1 MiB its shard kept 264 free
+ * pages, 1 MiB). The hash grows with the terms, so this bounds memory, it does not allocate it.
+ */
+const TERMS_HASH_BYTES = 16 * 2 ** 20
+
+/**
  * Writes one unit's facts, given in the shard's canonical order (encodeInOrder), as a fresh SQLite
  * file `tmp`, then moves it to `place(sha256)` once complete: a failed write leaves no shard, only
  * the temporary file, which the caller removes. The same facts always give the same statements
@@ -40,13 +47,12 @@ export function writeShard(tmp: string, facts: Iterable<EncodedFact>, place: (sh
       db.pragma('synchronous = OFF')
       db.pragma('cache_size = -4096')
       db.exec(SHARD_SCHEMA)
-      // The terms are held in memory (up to FTS5's 1 MiB hash, more than any wide-corpus unit's)
-      // and written as one segment when the rows are in: no merging, and no pages freed by merges
-      // left in the file. A statement inserting several rows flushes them at its end, so one row to
-      // a statement. A unit whose terms outgrow the hash gets 'optimize' below. The setting stays
-      // in the shard, which is never written again.
+      // The terms are held in memory and written as one segment when the rows are in: no merging,
+      // and no pages freed by merges left in the file. A statement inserting several rows flushes
+      // them at its end, so one row to a statement. A unit whose terms outgrow the hash gets
+      // 'optimize' below. The settings stay in the shard, which is never written again.
       db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('automerge', 0)")
-      db.exec("INSERT INTO fact_terms (fact_terms, rank) VALUES ('hashsize', 268435456)")
+      db.exec(`INSERT INTO fact_terms (fact_terms, rank) VALUES ('hashsize', ${TERMS_HASH_BYTES})`)
       const insFact = db.prepare('INSERT INTO facts (ord, tt, name_key, package, revisions, tokens) VALUES (?, ?, ?, ?, ?, ?)')
       const insPeriph = db.prepare('INSERT OR IGNORE INTO fact_peripherals (peripheral, ord) VALUES (?, ?)')
       const insBody = db.prepare('INSERT INTO fact_bodies (first, data) VALUES (?, ?)')

@@ -43,6 +43,12 @@ CREATE TABLE shards (shard INTEGER PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTE
 CREATE TABLE fact_ranges (target TEXT NOT NULL, topic TEXT NOT NULL, shard INTEGER NOT NULL, tt INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (target, topic)) WITHOUT ROWID;
 `
 
+/** The canonical order of (target, topic) ranges across a release: targets by key, then topics by name. */
+export function byTargetThenTopic(a: { target: string; topic: string }, b: { target: string; topic: string }): number {
+  if (a.target !== b.target) return a.target < b.target ? -1 : 1
+  return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0
+}
+
 /** A shard's file inside its release directory (and, by the same name, in the data dir's cache). */
 export function shardFileName(sha256: string): string {
   return `shards/${sha256}.sqlite`

@@ -7,7 +7,7 @@ import type { ReleaseCatalog } from '../../model/catalog.js'
 import { hashFiles } from '../hash-files.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
+import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
 /** Prepared statements kept per open release: one per shard and query shape (9-18 KB each). */
 export const STATEMENT_CACHE_MAX = 512
@@ -376,7 +376,7 @@ export interface StoredFact {
  */
 export function* readStoredFacts(file: string): Generator<StoredFact> {
   const top = readTop(file)
-  const ranges = top.ranges.sort((a, b) => (a.target !== b.target ? (a.target < b.target ? -1 : 1) : a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0))
+  const ranges = top.ranges.sort(byTargetThenTopic)
   // The shard of the ranges being read: consecutive ranges mostly share one.
   let open: { shard: number; db: Database.Database; peripherals: Map<number, string[]> } | undefined
   try {
