@@ -134,7 +134,7 @@ export const ERROR_CODES = {
     status: 503,
     title: 'Release unavailable',
     retryable: true,
-    guidance: 'The release file failed its integrity or digest check when the service opened it, so none of its facts are served. The operator must rebuild or restore it (`hwfacts verify` names the damage); /readyz says which release.'
+    guidance: 'A file of the release (its top file or a shard) failed its digest check when the service opened it, so none of its facts are served, or a shard could not be opened later. The operator must rebuild or restore it (`hwfacts verify` names the damage); /readyz says which release.'
   }
 } as const satisfies Record<string, ErrorCodeInfo>
 
