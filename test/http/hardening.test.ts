@@ -381,6 +381,20 @@ describe('6: release files and the promoted pointer', () => {
     }
   })
 
+  it('a manifest that leaves out one of the shards the top file refers to is refused: no shard is served unchecked', async () => {
+    const c = await copyDataDir()
+    try {
+      const m = new DataDir(c.dir).manifestPath(O)
+      const manifest = JSON.parse(readFileSync(m, 'utf8'))
+      manifest.shards = manifest.shards.slice(1)
+      writeFileSync(m, JSON.stringify(manifest))
+      const r = await c.app.inject({ url: `/v1/coverage?part=STM32F407VG&corpus_release=${O}`, headers: c.auth })
+      expect(expectProblem(r, 503, 'RELEASE_UNAVAILABLE').detail).toContain('release.sqlite refers to other shards than manifest.json lists')
+    } finally {
+      await c.close()
+    }
+  })
+
   it('a shard removed after the release was opened answers 503 RELEASE_UNAVAILABLE for its facts, not a 500', async () => {
     const c = await copyDataDir()
     try {

@@ -254,16 +254,18 @@ export async function releaseFileProblems(dir: string): Promise<string[]> {
   // The top file is the one the manifest names: the shards it refers to must be the ones checked.
   // (A top file of another schema has no shard list; opening it says so.)
   let listed: FileDigest[] | undefined
-  const db = new Database(join(dir, 'release.sqlite'), { readonly: true, fileMustExist: true })
   try {
-    listed = db.prepare<[], FileDigest>('SELECT sha256, bytes FROM shards ORDER BY shard').all()
+    const db = new Database(join(dir, 'release.sqlite'), { readonly: true, fileMustExist: true })
+    try {
+      listed = db.prepare<[], FileDigest>('SELECT sha256, bytes FROM shards ORDER BY shard').all()
+    } finally {
+      db.close()
+    }
   } catch {
     // no shard list
-  } finally {
-    db.close()
   }
   if (listed && JSON.stringify(listed.map((s) => [s.sha256, s.bytes])) !== JSON.stringify((m.shards ?? []).map((s) => [s.sha256, s.bytes])))
-    problems.push("release.sqlite refers to other shards than manifest.json lists")
+    problems.push('release.sqlite refers to other shards than manifest.json lists')
   return problems
 }
 
