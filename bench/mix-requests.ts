@@ -1,6 +1,5 @@
 import { TOPICS, type Topic } from '../src/model/fact.js'
 import type { CatalogEntity } from '../src/model/catalog.js'
-import { collectText } from '../src/model/fact-terms.js'
 import { terms } from '../src/model/text.js'
 import type { HardwareFacts } from '../src/service/facts.js'
 import type { ReleaseStore } from '../src/store/types.js'
@@ -38,6 +37,7 @@ interface TopicFacts {
   names: string[]
   /** Names grouped by their first segment (a peripheral, a pin port, an electrical quantity). */
   groups: Map<string, string[]>
+  /** Per fact, the words a reader would search it by (see ownWords). */
   texts: string[][]
 }
 
@@ -55,6 +55,17 @@ function orderingCodes(e: CatalogEntity): string[] {
   return [code, code + 'TR']
 }
 
+/**
+ * What a reader knows a fact by and would type: a register's or field's description words, a
+ * pin's signal names. Not every string of the value: its access (`read-write`) or enumerated
+ * values match most facts of a part, and no one searches for them.
+ */
+function ownWords(value: unknown): string[] {
+  const v = value as { description?: unknown; signals?: unknown }
+  const text = [typeof v.description === 'string' ? v.description : '', ...(Array.isArray(v.signals) ? v.signals : [])].join(' ')
+  return terms(text).filter((t) => t.length > 2 && !/^(?:0x)?[0-9a-f]*[0-9][0-9a-f]*$/.test(t))
+}
+
 function group(name: string, topic: Topic): string {
   if (topic === 'pins') return /^P[A-K][0-9]/.test(name) ? name.slice(0, 2) : name
   return name.split('.')[0]!
@@ -70,9 +81,7 @@ async function topicFacts(store: ReleaseStore, target: string, topic: Topic): Pr
     names.push(f.name)
     const g = group(f.name, topic)
     groups.set(g, [...(groups.get(g) ?? []), f.name])
-    const text: string[] = []
-    collectText(f.value, text)
-    texts.push(terms(text.join(' ')).filter((t) => t.length > 2 && !/^[0-9a-f]+$/.test(t)))
+    texts.push(ownWords(f.value))
   }
   return { names, groups, texts }
 }
@@ -146,7 +155,7 @@ export async function generateMix(facts: HardwareFacts, perKind: Record<MixKind,
       const prefix = topic === 'registers' && r.next() < 0.4 && name.includes('.') ? name.split('.').slice(0, 2).join('.') + '.' : topic === 'pins' ? g : `${g}.`
       return `/v1/context?${query({ part: pick(p.spellings), topic, fact_name_prefixes: prefix, ...page() })}`
     },
-    // A phrase an agent would type, or words of one fact's own text.
+    // A phrase an agent would type, or words of one fact's description or signals.
     query: (p) => {
       const [topic, tf] = topicOf(p)
       const own = pick(tf.texts)
