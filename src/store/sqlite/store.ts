@@ -35,6 +35,8 @@ class SqliteReleaseStore implements ReleaseStore {
   readonly catalog: ReleaseCatalog
   private readonly ranges = new Map<string, FactRange>()
   private readonly blockStmt: Database.Statement<[number], { first: number; data: Buffer }>
+  private readonly termStmt: Database.Statement<[string], number>
+  private readonly tokensStmt: Database.Statement<[number], number>
   private readonly blocks = new Map<number, string[]>()
   // One prepared statement per query shape. Common shapes are few (filters present or not, term
   // count), but a client can make thousands (name and term counts), at ~37 KB each: keep the most
@@ -51,6 +53,43 @@ class SqliteReleaseStore implements ReleaseStore {
     for (const r of db.prepare<[], FactRange & { target: string; topic: string }>('SELECT tt, target, topic, first, last, scope FROM fact_ranges').iterate())
       this.ranges.set(`${r.target}\0${r.topic}`, { tt: r.tt, first: r.first, last: r.last, scope: r.scope })
     this.blockStmt = db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1')
+    this.termStmt = db.prepare<[string], number>('SELECT rowid FROM fact_terms WHERE fact_terms MATCH ? ORDER BY rowid').pluck()
+    this.tokensStmt = db.prepare<[number], number>('SELECT tokens FROM facts WHERE ord = ?').pluck()
+  }
+
+  /**
+   * The page of a text query with no other filter, ranked here instead of in SQL: each term's
+   * matches come from the full-text index in ord order and are merged, counting the terms each
+   * fact matched, into one ord-ordered list per count. SQLite's GROUP BY and ORDER BY built a
+   * temporary b-tree over every match for that, and joined every match with its row; here only
+   * the page's rows are read. Same order: most terms matched first, then ord.
+   */
+  private rankedByTerms(scope: string, q: FactQuery): FactRow[] {
+    const lists = q.terms.map((t) => this.termStmt.all(`"${scope}${t}"*`))
+    const byScore: number[][] = lists.map(() => [])
+    const at = lists.map(() => 0)
+    for (;;) {
+      let ord = Infinity
+      for (let i = 0; i < lists.length; i++) ord = Math.min(ord, lists[i]![at[i]!] ?? Infinity)
+      if (ord === Infinity) break
+      let score = 0
+      for (let i = 0; i < lists.length; i++)
+        if (lists[i]![at[i]!] === ord) {
+          score++
+          at[i]!++
+        }
+      byScore[score - 1]!.push(ord)
+    }
+    const rows: FactRow[] = []
+    for (let score = lists.length; score >= 1 && rows.length < q.limit; score--) {
+      if (q.after && score > q.after.score) continue
+      for (const ord of byScore[score - 1]!) {
+        if (q.after && score === q.after.score && ord <= q.after.ord) continue
+        rows.push({ ord, score, tokens: this.tokensStmt.get(ord)!, body: '' })
+        if (rows.length === q.limit) break
+      }
+    }
+    return rows
   }
 
   /** The bodies of the block holding `ord`, and the block's first ord. */
@@ -106,9 +145,21 @@ class SqliteReleaseStore implements ReleaseStore {
       where.push("(f.revisions IS NULL OR instr(f.revisions, ' ' || ? || ' ') > 0 OR (instr(f.revisions, ' * ') > 0 AND instr(f.revisions, ' !' || ? || ' ') = 0))")
       params.push(q.siliconRevision, q.siliconRevision)
     }
+    const rows = q.terms.length > 0 && where.length === 0 ? this.rankedByTerms(range.scope, q).sort((a, b) => a.ord - b.ord) : this.selectPage(q, range, where, params)
+    // Inflate only the page's bodies, each block once, in ord order.
+    let block: { first: number; bodies: string[] } | undefined
+    for (const r of rows) {
+      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(r.ord)
+      r.body = block.bodies[r.ord - block.first]!
+    }
+    return rows.sort(byScoreThenOrd)
+  }
+
+  /** The page's rows (without bodies) in ord order, chosen by one SQL statement. */
+  private selectPage(q: FactQuery, range: FactRange, where: string[], params: unknown[]): FactRow[] {
     let sql: string
     if (q.terms.length === 0) {
-      if (byName) {
+      if (q.names.length > 0 || q.prefixes.length > 0) {
         // Names: the name index, within this range.
         if (q.after) {
           where.push('f.ord > ?')
@@ -140,14 +191,7 @@ class SqliteReleaseStore implements ReleaseStore {
       stmt = this.db.prepare(sql)
       this.statements.set(sql, stmt)
     }
-    // Choose the page first, then inflate only its bodies, each block once, in ord order.
-    const rows = (stmt.all(...params) as FactRow[]).sort((a, b) => a.ord - b.ord)
-    let block: { first: number; bodies: string[] } | undefined
-    for (const r of rows) {
-      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(r.ord)
-      r.body = block.bodies[r.ord - block.first]!
-    }
-    return rows.sort(byScoreThenOrd)
+    return (stmt.all(...params) as FactRow[]).sort((a, b) => a.ord - b.ord)
   }
 
   async close(): Promise<void> {
