@@ -182,8 +182,25 @@ export class HardwareFacts {
     return body
   }
 
+  /**
+   * Resolutions of one matched entity without a package, by topic and limit: they depend on the
+   * entity alone (its release's catalog is immutable), and most requests name one part. Shared:
+   * callers never change what they get.
+   */
+  private readonly resolutions = new WeakMap<CatalogEntity, Map<string, { res: TopicResolution; choice?: TargetChoice }>>()
+
   /** One topic's resolution for matched entities (also used by compare). */
   topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
+    if (entities.length !== 1 || pkg !== undefined) return this.resolveTopic(ix, entities, topic, limit, pkg)
+    let byTopic = this.resolutions.get(entities[0]!)
+    if (!byTopic) this.resolutions.set(entities[0]!, (byTopic = new Map()))
+    const key = `${topic}\0${limit}`
+    let r = byTopic.get(key)
+    if (!r) byTopic.set(key, (r = this.resolveTopic(ix, entities, topic, limit)))
+    return r
+  }
+
+  private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
     const { choices, packages } = ix.choices(entities, topic, pkg)
     // The source exists but could not be read: that is not "no source" (not_covered).
     if (choices.length > 0 && choices.every((c) => c.target.failure)) {
