@@ -11,7 +11,15 @@ export interface AutocannonResult {
   timeouts: number
   non2xx: number
 }
-export type AutocannonOptions = { url: string; method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number }
+export type AutocannonOptions = {
+  url: string
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+  connections?: number
+  duration?: number
+  requests?: Array<{ setupRequest?: (req: { path: string }) => { path: string } }>
+}
 export const autocannon = createRequire(import.meta.url)('autocannon') as (o: AutocannonOptions) => Promise<AutocannonResult>
 
 export interface LoadStats {
@@ -40,9 +48,28 @@ function stealTicks(): number | undefined {
   return Number(readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/)[8])
 }
 
-/** A warm-up, then one measured autocannon run; with `serverPid`, the server's CPU per request too. */
-export async function load(o: AutocannonOptions & { serverPid?: number }, warmupS = 2): Promise<LoadStats> {
-  const { serverPid, ...opts } = o
+/**
+ * Paths requested one after the other by all the connections of a load together (not each
+ * connection from the start of the list), from where the previous load stopped.
+ */
+export class PathCycle {
+  private i = 0
+  constructor(readonly paths: readonly string[]) {}
+
+  next(): string {
+    const p = this.paths[this.i]!
+    this.i = (this.i + 1) % this.paths.length
+    return p
+  }
+}
+
+/**
+ * A warm-up, then one measured autocannon run; with `serverPid`, the server's CPU per request too;
+ * with `paths`, each request takes the next path of the cycle (on the url's origin).
+ */
+export async function load(o: AutocannonOptions & { serverPid?: number; paths?: PathCycle }, warmupS = 2): Promise<LoadStats> {
+  const { serverPid, paths, ...rest } = o
+  const opts = paths ? { ...rest, requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: paths.next() }) }] } : rest
   if (warmupS > 0) await autocannon({ ...opts, duration: warmupS })
   const before = serverPid ? cpuUs(serverPid) : 0
   const steal0 = stealTicks()

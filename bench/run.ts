@@ -5,25 +5,31 @@ import { join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
 import { benchCompare } from './compare.js'
 import { benchHttp } from './http.js'
-import { benchIndexing, hwfacts } from './indexing.js'
+import { baseline } from './baseline.js'
+import { benchIndexing, hwfacts, indexRun } from './indexing.js'
 import { machine } from './lib.js'
 import { benchMcp } from './mcp.js'
+import { benchMix } from './mix.js'
 import { benchEngine } from './engine.js'
 import { benchServe } from './serve.js'
 
 /**
- * `npm run bench [-- --only indexing,serve,http,mcp,engine,compare] [--data-dir D]`: every figure of one
- * run, on this machine. Indexing covers `../shared/corpus` and the wide corpus (unpacked into
- * .cache/corpus-wide when missing); `serve` compares the service on both releases. `--data-dir`
- * serves the promoted release of D instead of indexing the corpus first (only without `indexing`).
+ * `npm run bench [-- --only indexing,serve,http,mix,mcp,engine,compare] [--data-dir D] [--wide-data-dir W]
+ * [--baseline REV] [--rounds N] [--digests-out F] [--digests-check F]`: every figure of one run, on
+ * this machine. Indexing covers `../shared/corpus` and the wide corpus (unpacked into
+ * .cache/corpus-wide when missing); `serve` compares the service on both releases; `mix` loads
+ * realistic traffic (bench/mix.ts), beside a build of commit REV with `--baseline`. `--data-dir`
+ * serves the promoted release of D instead of indexing the corpus first (only without `indexing`);
+ * `--wide-data-dir` likewise for the wide release, indexed into W first when W has none.
  */
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mcp', 'engine', 'compare']
+const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mix', 'mcp', 'engine', 'compare']
 const ROOT = resolve(import.meta.dirname, '..')
 const corpus = resolve(ROOT, '..', 'shared', 'corpus')
 const given = only.includes('indexing') ? undefined : arg('--data-dir')
 const dataDir = given ? resolve(given) : mkdtempSync(join(tmpdir(), 'hwfacts-bench-'))
-const wideDir = mkdtempSync(join(tmpdir(), 'hwfacts-bench-wide-'))
+const wideGiven = arg('--wide-data-dir')
+const wideDir = wideGiven ? resolve(wideGiven) : mkdtempSync(join(tmpdir(), 'hwfacts-bench-wide-'))
 const out: Record<string, unknown> = { machine: machine() }
 const print = (name: string, v: unknown) => {
   out[name] = v
@@ -42,19 +48,41 @@ function wideCorpus(): string {
 
 try {
   process.stdout.write(`machine: ${out.machine}\n`)
-  const wantsWide = only.includes('indexing') || only.includes('serve') || only.includes('engine')
+  const wantsWide = only.includes('indexing') || only.includes('serve') || only.includes('engine') || only.includes('mix')
   if (!given) {
     const core = await benchIndexing(corpus, dataDir)
     if (only.includes('indexing')) print('indexing (core)', core)
     new DataDir(dataDir).promote(core.full.id)
   }
-  if (wantsWide) {
-    const wide = await benchIndexing(wideCorpus(), wideDir)
-    if (only.includes('indexing')) print('indexing (wide)', wide)
-    new DataDir(wideDir).promote(wide.full.id)
+  if (only.includes('indexing')) {
+    // Into a fresh dir: a given one's parse cache would make the measurement a re-index.
+    const into = wideGiven ? mkdtempSync(join(tmpdir(), 'hwfacts-bench-wide-')) : wideDir
+    try {
+      const wide = await benchIndexing(wideCorpus(), into)
+      print('indexing (wide)', wide)
+      if (into === wideDir) new DataDir(wideDir).promote(wide.full.id)
+    } finally {
+      if (into !== wideDir) rmSync(into, { recursive: true, force: true })
+    }
   }
+  if (wantsWide && new DataDir(wideDir).promotedId() === undefined) new DataDir(wideDir).promote((await indexRun(wideCorpus(), wideDir)).id)
   if (only.includes('serve')) print('serve (core vs wide)', await benchServe({ core: dataDir, wide: wideDir }))
   if (only.includes('http')) print('http', await benchHttp(dataDir))
+  if (only.includes('mix')) {
+    const rev = arg('--baseline')
+    const rounds = arg('--rounds')
+    print(
+      'mix',
+      await benchMix({
+        coreDataDir: dataDir,
+        wideDataDir: wideDir,
+        ...(rev ? { baseline: baseline(rev, corpus, (s) => process.stderr.write(`${s}\n`)) } : {}),
+        ...(rounds ? { rounds: Number(rounds) } : {}),
+        ...(arg('--digests-out') ? { digestsOut: resolve(arg('--digests-out')!) } : {}),
+        ...(arg('--digests-check') ? { digestsCheck: resolve(arg('--digests-check')!) } : {})
+      })
+    )
+  }
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
   if (only.includes('compare')) print('compare', await benchCompare(dataDir))
   if (only.includes('engine')) {
@@ -77,5 +105,5 @@ try {
   }
 } finally {
   if (!given) rmSync(dataDir, { recursive: true, force: true })
-  rmSync(wideDir, { recursive: true, force: true })
+  if (!wideGiven) rmSync(wideDir, { recursive: true, force: true })
 }

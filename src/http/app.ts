@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { ApiKeyStore } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { ServiceError } from '../service/errors.js'
@@ -12,6 +11,7 @@ import securityHeaders from './headers.js'
 import strictIntegers from './integers.js'
 import readOnlyV1 from './methods.js'
 import problems, { clientErrorHandler, frameworkErrors } from './problem.js'
+import { rateLimits, type RateLimitOptions } from './rate-limit.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
 import docsRoute from './routes/docs.js'
 import openapiRoute, { registerContract } from './routes/openapi.js'
@@ -28,7 +28,7 @@ import releaseRoute from './routes/v1/release.js'
 import sourcesRoute from './routes/v1/sources.js'
 import { PACKAGE_VERSION } from '../version.js'
 
-export interface AppOptions {
+export interface AppOptions extends RateLimitOptions {
   facts: HardwareFacts
   keys: ApiKeyStore
   logger?: FastifyServerOptions['logger']
@@ -38,10 +38,6 @@ export interface AppOptions {
   timeouts?: Partial<Timeouts>
   /** Failed credentials accepted per client address and window before 429 (spec: no guessing keys). */
   authFailures?: { max: number; timeWindowMs: number }
-  /** Default budget per API key (per client IP for unauthenticated calls). */
-  rateLimit?: { max: number; timeWindowMs: number }
-  /** Shared rate-limit store for several instances (backends.ts: Redis behind a circuit breaker); in-process when absent. */
-  rateLimitStore?: FastifyRateLimitStoreCtor
   readinessChecks?: ReadinessCheck[]
   version?: string
   /** Extra route plugins (the MCP endpoint), registered after the REST routes. */
@@ -106,20 +102,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(strictIntegers)
   await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? { max: 30, timeWindowMs: 60_000 } })
 
-  const limit = opts.rateLimit ?? { max: 600, timeWindowMs: 60_000 }
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'preHandler',
-    max: (req) => req.apiKey?.rateLimit?.max ?? limit.max,
-    timeWindow: (req) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs,
-    keyGenerator: (req) => (req.apiKey ? `key:${req.apiKey.id}` : `ip:${req.ip}`),
-    ...(opts.rateLimitStore ? { store: opts.rateLimitStore, skipOnError: true } : {}),
-    errorResponseBuilder: (_req, c) => ({
-      statusCode: 429,
-      code: 'RATE_LIMITED',
-      message: `Rate limit of ${c.max} requests per ${c.after} exceeded; retry in ${Math.ceil(c.ttl / 1000)} s.`
-    })
-  })
+  await rateLimits(app, opts)
 
   await app.register(pingRoute)
   await app.register(openapiRoute, ctx)

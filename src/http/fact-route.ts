@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Static, TObject, TSchema } from 'typebox'
 import type { Scope } from '../auth/keys.js'
+import type { HardwareFacts } from '../service/facts.js'
+import type { ReleaseStore } from '../store/types.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { ref } from '../schemas/components.js'
 import { problemResponses } from '../schemas/responses.js'
@@ -45,4 +47,17 @@ export function factRoute<P extends TObject>(app: FastifyInstance, def: FactRout
     config: def.scope ? { scope: def.scope } : {},
     handler: (req, reply) => def.handler(req.query as Static<P>, req, reply)
   })
+}
+
+/** The content type Fastify gives a serialized body: answers sent as JSON text carry the same. */
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * A handler whose answer goes through the service's answer cache (HardwareFacts.answer), keyed by
+ * the route and its whole parameter set, and serialized with the route's response schema.
+ */
+export function cachedAnswer<P extends TObject>(facts: HardwareFacts, route: string, querystring: P, make: (store: ReleaseStore, p: Static<P>) => unknown): FactRouteDef<P>['handler'] {
+  const keys = Object.keys(querystring.properties)
+  return async (p, req, reply) =>
+    reply.type(JSON_TYPE).send(await facts.answer(route, keys, p as Static<P> & { corpus_release?: string }, req.apiKey, (store) => make(store, p), (v) => reply.serialize(v) as string))
 }

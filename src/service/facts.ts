@@ -18,6 +18,9 @@ const DEFAULT_CANDIDATES = 10
 /** Every parameter that shapes a context answer, in the schema's order: the cache key. */
 const CONTEXT_PARAM_KEYS = Object.keys(ContextSchema.properties) as Array<keyof ContextParams>
 
+/** An answer's cache key: what answers (route and release) and every parameter, in a fixed order. */
+const answerKey = (route: string, release: string, keys: readonly string[], p: Record<string, unknown>) => `${route}\0${release}\0${JSON.stringify(keys.map((k) => p[k] ?? null))}`
+
 export interface ContextResult {
   body: string
   deprecatedRevision: boolean
@@ -29,7 +32,7 @@ export interface ReleaseReader {
 }
 
 export interface HardwareFactsOptions {
-  /** Bytes of context answers kept for repeated requests; 0 turns the cache off. */
+  /** Bytes of answers kept for repeated requests (context, resolve, coverage, catalog search); 0 turns the cache off. */
   contextCacheBytes?: number
   /** Data directory holding the source archive, re-hashed for `trust.checksumVerified`. */
   archiveRoot?: string
@@ -97,7 +100,8 @@ export function splitList(s: string | undefined, param: string): string[] {
 export class HardwareFacts {
   private readonly indexes = new WeakMap<ReleaseStore, CatalogIndex>()
   readonly cursors: CursorCodec
-  private readonly contextCache: LRUCache<string, ContextResult> | undefined
+  /** Answers as JSON text, keyed by answerKey: a release is immutable, so an answer never goes stale. */
+  private readonly answers: LRUCache<string, string> | undefined
   readonly sourceChecks: SourceChecks
 
   constructor(
@@ -109,7 +113,7 @@ export class HardwareFacts {
     this.sourceChecks = new SourceChecks(opts.archiveRoot)
     const bytes = opts.contextCacheBytes ?? 0
     // Bodies are mostly ASCII: a string's length is close to its bytes.
-    this.contextCache = bytes > 0 ? new LRUCache({ maxSize: bytes, sizeCalculation: (r, key) => r.body.length + key.length + 64 }) : undefined
+    this.answers = bytes > 0 ? new LRUCache({ maxSize: bytes, sizeCalculation: (body, key) => body.length + key.length + 64 }) : undefined
   }
 
   /**
@@ -153,8 +157,50 @@ export class HardwareFacts {
     return ix
   }
 
+  /**
+   * An answer of the release a request reads, as JSON text: from the answer cache, else made,
+   * serialized and kept. A release is immutable and every answer is a function of it and the
+   * parameters (`keys`, the route's whole parameter set), so a repeated request gets the same
+   * bytes; errors are thrown, never kept. The caller serializes (the REST route with its schema).
+   */
+  async answer<P extends { corpus_release?: string }, T>(
+    route: string,
+    keys: readonly string[],
+    p: P,
+    reader: ReleaseReader | null | undefined,
+    make: (store: ReleaseStore) => T | Promise<T>,
+    serialize: (v: T) => string
+  ): Promise<string> {
+    const store = await this.store(p.corpus_release, reader)
+    if (!this.answers) return serialize(await make(store))
+    const key = answerKey(route, store.manifest.id, keys, p)
+    let body = this.answers.get(key)
+    if (body === undefined) {
+      body = serialize(await make(store))
+      this.answers.set(key, body)
+    }
+    return body
+  }
+
+  /**
+   * Resolutions of one matched entity without a package, by topic and limit: they depend on the
+   * entity alone (its release's catalog is immutable), and most requests name one part. Shared:
+   * callers never change what they get.
+   */
+  private readonly resolutions = new WeakMap<CatalogEntity, Map<string, { res: TopicResolution; choice?: TargetChoice }>>()
+
   /** One topic's resolution for matched entities (also used by compare). */
   topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
+    if (entities.length !== 1 || pkg !== undefined) return this.resolveTopic(ix, entities, topic, limit, pkg)
+    let byTopic = this.resolutions.get(entities[0]!)
+    if (!byTopic) this.resolutions.set(entities[0]!, (byTopic = new Map()))
+    const key = `${topic}\0${limit}`
+    let r = byTopic.get(key)
+    if (!r) byTopic.set(key, (r = this.resolveTopic(ix, entities, topic, limit)))
+    return r
+  }
+
+  private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
     const { choices, packages } = ix.choices(entities, topic, pkg)
     // The source exists but could not be read: that is not "no source" (not_covered).
     if (choices.length > 0 && choices.every((c) => c.target.failure)) {
@@ -206,7 +252,11 @@ export class HardwareFacts {
   }
 
   async resolve(p: ResolveParams, reader?: ReleaseReader | null) {
-    const store = await this.store(p.corpus_release, reader)
+    return this.resolveOn(await this.store(p.corpus_release, reader), p)
+  }
+
+  /** resolve() in a release already chosen. */
+  resolveOn(store: ReleaseStore, p: ResolveParams) {
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
     const r = this.resolveIn(ix, p.q, limit, p.query)
@@ -232,7 +282,11 @@ export class HardwareFacts {
   }
 
   async catalogSearch(p: CatalogSearchParams) {
-    const store = await this.store()
+    return this.catalogSearchOn(await this.store(), p)
+  }
+
+  /** catalogSearch() in a release already chosen. */
+  catalogSearchOn(store: ReleaseStore, p: CatalogSearchParams) {
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
     const { key, matches } = ix.match(p.q, (e) => e.kind === 'selector-part' || e.kind === 'refname')
@@ -300,7 +354,13 @@ export class HardwareFacts {
   }
 
   async coverage(p: PartParams, reader?: ReleaseReader | null) {
-    const { store, ix, r } = await this.lookup(p.part, p.corpus_release, reader)
+    return this.coverageOn(await this.store(p.corpus_release, reader), p)
+  }
+
+  /** coverage() in a release already chosen. */
+  coverageOn(store: ReleaseStore, p: PartParams) {
+    const ix = this.index(store)
+    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES)
     const topics: Record<string, unknown> = {}
     for (const t of TOPICS) {
       const res = r.topics[t]
@@ -375,17 +435,18 @@ export class HardwareFacts {
         throw new ServiceError('INVALID_CURSOR', `The cursor's corpus release ${decoded.release} is no longer kept.`, 'cursor')
       throw err
     }
-    if (!this.contextCache) return this.contextIn(store, p, decoded)
-    const key = store.manifest.id + JSON.stringify(CONTEXT_PARAM_KEYS.map((k) => p[k] ?? null))
-    let r = this.contextCache.get(key)
-    if (r === undefined) {
-      r = await this.contextIn(store, p, decoded)
-      this.contextCache.set(key, r)
+    const deprecatedRevision = p.revision !== undefined
+    if (!this.answers) return { body: await this.contextIn(store, p, decoded), deprecatedRevision }
+    const key = answerKey('context', store.manifest.id, CONTEXT_PARAM_KEYS, p)
+    let body = this.answers.get(key)
+    if (body === undefined) {
+      body = await this.contextIn(store, p, decoded)
+      this.answers.set(key, body)
     }
-    return r
+    return { body, deprecatedRevision }
   }
 
-  private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined): Promise<ContextResult> {
+  private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined): Promise<string> {
     const names = splitList(p.fact_names, 'fact_names')
     const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
     const ix = this.index(store)
@@ -453,7 +514,7 @@ export class HardwareFacts {
               ? 'The source for this topic could not be read: no facts returned.'
               : 'This topic is not covered for this part: no facts returned.'
       )
-      return { body: env.empty(emptyPage(null), extra), deprecatedRevision: p.revision !== undefined }
+      return env.empty(emptyPage(null), extra)
     }
 
     const binding = CursorCodec.bind([choice.target.key, choice.package, p.topic, names.join(','), prefixes.join(','), filters.peripheral, p.package, siliconRevision, terms.join(' ')])
@@ -473,7 +534,7 @@ export class HardwareFacts {
     const rows = await store.queryFacts(q)
     if (rows.length === 0) {
       notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
-      return { body: env.empty(emptyPage(null), {}), deprecatedRevision: p.revision !== undefined }
+      return env.empty(emptyPage(null), {})
     }
     // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
     const sampleCursor = this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 })
@@ -509,12 +570,12 @@ export class HardwareFacts {
         // With every filter echoed, and room for a max_tokens of more digits and the comma.
         const neededMaxTokens = env.fullHeadTokens + tailTokens + rows[0]!.tokens + 3
         notes.push(`The next fact alone needs about ${neededMaxTokens} tokens with this answer's envelope, more than max_tokens allows: repeat with max_tokens of at least ${neededMaxTokens}.`)
-        return { body: env.empty(emptyPage({ neededMaxTokens }), {}), deprecatedRevision: p.revision !== undefined }
+        return env.empty(emptyPage({ neededMaxTokens }), {})
       }
       const last = taken[taken.length - 1]!
       const nextCursor = truncatedBy !== null ? this.cursors.encode(store.manifest.id, binding, { score: last.score, ord: last.ord }) : null
       const body = env.withFacts(taken, pageOf(taken.length, truncatedBy, nextCursor))
-      if (body !== undefined) return { body, deprecatedRevision: p.revision !== undefined }
+      if (body !== undefined) return body
       taken.pop()
       truncatedBy = 'max_tokens'
     }

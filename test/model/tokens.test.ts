@@ -99,6 +99,19 @@ describe('countTokens', () => {
     for (const t of texts) for (let i = 0; i < Math.max(t.length, 1); i += 1999) expect(countTokens(t.slice(i, i + 3000))).toBe(reference(t.slice(i, i + 3000)))
   })
 
+  it('equals the reference on text of chunks never seen before: random cursors and random ASCII', () => {
+    let seed = 7
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / (1 << 24)
+    const text = (alphabet: string, len: number) => Array.from({ length: len }, () => alphabet[Math.floor(random() * alphabet.length)]).join('')
+    const base64url = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('') + '\t\n'
+    for (let n = 0; n < 3000; n++) {
+      // Each text is new, so nearly every chunk is counted by the merge, not the memo.
+      const t = n % 2 ? `"nextCursor":"${text(base64url, 60 + (n % 50))}.${text(base64url, 22)}"}` : text(printable, 1 + (n % 120))
+      expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
+    }
+  })
+
   it('the token counts stored with every fact of the corpus release match the reference on a sample', async () => {
     const dir = await corpusDataDir()
     const rows: Array<{ tokens: number; body: string }> = []

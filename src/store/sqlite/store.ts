@@ -7,7 +7,7 @@ import type { ReleaseCatalog } from '../../model/catalog.js'
 import { hashFiles } from '../hash-files.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
+import { BODY_BLOCK_FACTS, byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
 /** Prepared statements kept per open release: one per shard and query shape (9-18 KB each). */
 export const STATEMENT_CACHE_MAX = 512
@@ -34,10 +34,44 @@ interface FactRange {
 interface Shard {
   db: Database.Database
   block: Database.Statement<[number], { first: number; data: Buffer }>
+  /** One term's matches, in ord order. */
+  term: Database.Statement<[string], number>
+  tokens: Database.Statement<[number], number>
+  /** The statements of a page in ord order (no query terms): a fixed few per shard. */
+  named: Database.Statement<[number, string], number>
+  prefixed: Database.Statement<[number, string, string], number>
+  inPeripheral: Database.Statement<[string, number, number], number>
+  row: Database.Statement<[number], RowFields>
+  walk: Database.Statement<[number, number], RowFields & { ord: number }>
+  walkLimit: Database.Statement<[number, number, number], { ord: number; tokens: number }>
 }
 
-/** Decoded body blocks kept per open release: neighbouring pages and repeated lookups inflate nothing. */
-const BLOCK_CACHE_SIZE = 512
+interface RowFields {
+  tokens: number
+  package: string | null
+  revisions: string | null
+}
+
+/** SQLite's NOCASE: ASCII letters only. */
+const foldAscii = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase())
+
+/** A row's filters of package and silicon revision, with the semantics of the SQL in selectRanked. */
+function rowFilter(q: FactQuery): ((r: RowFields) => boolean) | undefined {
+  if (q.package === undefined && q.siliconRevision === undefined) return undefined
+  const pkg = q.package === undefined ? undefined : foldAscii(q.package)
+  const rev = q.siliconRevision
+  return (r) =>
+    (pkg === undefined || (r.package !== null && foldAscii(r.package) === pkg)) &&
+    (rev === undefined || r.revisions === null || r.revisions.includes(` ${rev} `) || (r.revisions.includes(' * ') && !r.revisions.includes(` !${rev} `)))
+}
+
+/**
+ * Decoded body blocks kept per open release (about 7 KB each, 28 MB at most): neighbouring pages
+ * and repeated lookups inflate nothing. Inflating a block costs about 15 µs, several per context
+ * answer; on issue 17's mix of distinct requests, 4,096 blocks answer 42% of the block reads of a
+ * first pass (requests about one peripheral share its blocks), 512 answered 8%.
+ */
+const BLOCK_CACHE_SIZE = 4096
 
 /** Opens a release file read-only the way the store reads it. */
 function openReadOnly(file: string, cacheKib: number): Database.Database {
@@ -104,7 +138,18 @@ class SqliteReleaseStore implements ReleaseStore {
       } catch (err) {
         throw new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${this.manifest.id} is not served: ${shardFileName(basename(this.shardFiles[i]!, '.sqlite'))} cannot be opened (${(err as Error).message}).`)
       }
-      s = { db, block: db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1') }
+      s = {
+        db,
+        block: db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1'),
+        term: db.prepare<[string], number>('SELECT rowid FROM fact_terms WHERE fact_terms MATCH ? ORDER BY rowid').pluck(),
+        tokens: db.prepare<[number], number>('SELECT tokens FROM facts WHERE ord = ?').pluck(),
+        named: db.prepare<[number, string], number>('SELECT ord FROM facts WHERE tt = ? AND name_key = ?').pluck(),
+        prefixed: db.prepare<[number, string, string], number>('SELECT ord FROM facts WHERE tt = ? AND name_key >= ? AND name_key < ?').pluck(),
+        inPeripheral: db.prepare<[string, number, number], number>('SELECT ord FROM fact_peripherals WHERE peripheral = ? AND ord BETWEEN ? AND ?').pluck(),
+        row: db.prepare('SELECT tokens, package, revisions FROM facts WHERE ord = ?'),
+        walk: db.prepare('SELECT ord, tokens, package, revisions FROM facts WHERE ord BETWEEN ? AND ?'),
+        walkLimit: db.prepare('SELECT ord, tokens FROM facts WHERE ord BETWEEN ? AND ? LIMIT ?')
+      }
       this.shards.set(i, s)
     }
     return s
@@ -116,29 +161,130 @@ class SqliteReleaseStore implements ReleaseStore {
     s.db.close()
   }
 
+  /**
+   * The page of a text query with no other filter, ranked here instead of in SQL: each term's
+   * matches come from the full-text index in ord order and are merged, counting the terms each
+   * fact matched, into one ord-ordered list per count. SQLite's GROUP BY and ORDER BY built a
+   * temporary b-tree over every match for that, and joined every match with its row; here only
+   * the page's rows are read. Same order: most terms matched first, then ord.
+   */
+  private rankedByTerms(s: Shard, scope: string, q: FactQuery): FactRow[] {
+    const lists = q.terms.map((t) => s.term.all(`"${scope}${t}"*`))
+    const byScore: number[][] = lists.map(() => [])
+    const at = lists.map(() => 0)
+    for (;;) {
+      let ord = Infinity
+      for (let i = 0; i < lists.length; i++) ord = Math.min(ord, lists[i]![at[i]!] ?? Infinity)
+      if (ord === Infinity) break
+      let score = 0
+      for (let i = 0; i < lists.length; i++)
+        if (lists[i]![at[i]!] === ord) {
+          score++
+          at[i]!++
+        }
+      byScore[score - 1]!.push(ord)
+    }
+    const rows: FactRow[] = []
+    for (let score = lists.length; score >= 1 && rows.length < q.limit; score--) {
+      if (q.after && score > q.after.score) continue
+      for (const ord of byScore[score - 1]!) {
+        if (q.after && score === q.after.score && ord <= q.after.ord) continue
+        rows.push({ ord, score, tokens: s.tokens.get(ord)!, body: '' })
+        if (rows.length === q.limit) break
+      }
+    }
+    return rows
+  }
+
   /** The bodies of the block holding `ord`, and the block's first ord. */
   private block(i: number, s: Shard, ord: number): { first: number; bodies: string[] } {
-    const row = s.block.get(ord)!
-    const key = i * 2 ** 32 + row.first
-    let bodies = this.blocks.get(key)
-    if (bodies) {
-      // Most recently used last: the Map's insertion order is the eviction order.
-      this.blocks.delete(key)
-    } else {
-      bodies = unpackBodies(row.data)
-      if (this.blocks.size >= BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!)
+    // A block holds at most BODY_BLOCK_FACTS facts: a decoded one holding `ord` starts at most that
+    // many ords before it, so a cached block is found without asking SQLite where it starts.
+    const base = i * 2 ** 32
+    for (let first = ord; first > ord - BODY_BLOCK_FACTS; first--) {
+      const bodies = this.blocks.get(base + first)
+      if (bodies && ord - first < bodies.length) {
+        // Most recently used last: the Map's insertion order is the eviction order.
+        this.blocks.delete(base + first)
+        this.blocks.set(base + first, bodies)
+        return { first, bodies }
+      }
     }
-    this.blocks.set(key, bodies)
+    const row = s.block.get(ord)!
+    const bodies = unpackBodies(row.data)
+    if (this.blocks.size >= BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!)
+    this.blocks.set(base + row.first, bodies)
     return { first: row.first, bodies }
   }
 
   async queryFacts(q: FactQuery): Promise<FactRow[]> {
     const range = this.ranges.get(`${q.target}\0${q.topic}`)
     if (range === undefined) return []
+    const shard = this.shard(range.shard)
+    const filtered = q.names.length > 0 || q.prefixes.length > 0 || q.peripheral !== undefined || q.package !== undefined || q.siliconRevision !== undefined
+    const rows =
+      q.terms.length === 0 ? this.pageInOrder(range, shard, q) : filtered ? this.selectRanked(range, shard, q) : this.rankedByTerms(shard, range.scope, q).sort((x, y) => x.ord - y.ord)
+    // Inflate only the page's bodies, each block once, in ord order.
+    let block: { first: number; bodies: string[] } | undefined
+    for (const r of rows) {
+      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(range.shard, shard, r.ord)
+      r.body = block.bodies[r.ord - block.first]!
+    }
+    return rows.sort(byScoreThenOrd)
+  }
+
+  /**
+   * A page without query terms, in ord order, from a fixed few statements per shard: one lookup of
+   * the name index per name or prefix, then the rows' filters here. One SQL statement per query
+   * shape cost more to find or prepare (30 µs, per shard) than the lookups themselves.
+   */
+  private pageInOrder(range: FactRange, s: Shard, q: FactQuery): FactRow[] {
+    const rows: FactRow[] = []
+    if (q.limit <= 0) return rows
+    const after = q.after?.ord ?? -1
+    const keep = rowFilter(q)
+    let candidates: number[] | undefined
+    if (q.names.length > 0 || q.prefixes.length > 0) {
+      const ords = new Set<number>()
+      for (const n of q.names) for (const o of s.named.all(range.tt, n.toLowerCase())) ords.add(o)
+      for (const p of q.prefixes) {
+        const k = p.toLowerCase()
+        for (const o of s.prefixed.all(range.tt, k, k + '\uffff')) ords.add(o)
+      }
+      candidates = [...ords].filter((o) => o > after).sort((x, y) => x - y)
+    }
+    if (q.peripheral !== undefined) {
+      const of = s.inPeripheral.all(q.peripheral, Math.max(range.first, after + 1), range.last)
+      if (candidates) {
+        const set = new Set(of)
+        candidates = candidates.filter((o) => set.has(o))
+      } else candidates = of
+    }
+    if (candidates) {
+      for (const ord of candidates) {
+        const r = s.row.get(ord)!
+        if (keep && !keep(r)) continue
+        rows.push({ ord, score: 0, tokens: r.tokens, body: '' })
+        if (rows.length === q.limit) break
+      }
+      return rows
+    }
+    // No name or peripheral filter: the range is a rowid range, walked in order up to the limit.
+    const from = Math.max(range.first, after + 1)
+    if (!keep) return s.walkLimit.all(from, range.last, q.limit).map((r) => ({ ord: r.ord, score: 0, tokens: r.tokens, body: '' }))
+    for (const r of s.walk.iterate(from, range.last)) {
+      if (!keep(r)) continue
+      rows.push({ ord: r.ord, score: 0, tokens: r.tokens, body: '' })
+      if (rows.length === q.limit) break
+    }
+    return rows
+  }
+
+  /** A text query with other filters: the page (without bodies, in ord order) chosen by one SQL statement. */
+  private selectRanked(range: FactRange, shard: Shard, q: FactQuery): FactRow[] {
     const where: string[] = []
-    const params: unknown[] = []
-    const byName = q.names.length > 0 || q.prefixes.length > 0
-    if (byName) {
+    const params: unknown[] = q.terms.map((t) => `"${range.scope}${t}"*`)
+    if (q.names.length > 0 || q.prefixes.length > 0) {
       where.push('f.tt = ?')
       params.push(range.tt)
       const ors: string[] = []
@@ -165,50 +311,25 @@ class SqliteReleaseStore implements ReleaseStore {
       where.push("(f.revisions IS NULL OR instr(f.revisions, ' ' || ? || ' ') > 0 OR (instr(f.revisions, ' * ') > 0 AND instr(f.revisions, ' !' || ? || ' ') = 0))")
       params.push(q.siliconRevision, q.siliconRevision)
     }
-    let sql: string
-    if (q.terms.length === 0) {
-      if (byName) {
-        // Names: the name index, within this range.
-        if (q.after) {
-          where.push('f.ord > ?')
-          params.push(q.after.ord)
-        }
-      } else {
-        // The range is a rowid range: walked in order, it stops at the limit.
-        where.push('f.ord BETWEEN ? AND ?')
-        params.push(q.after ? Math.max(range.first, q.after.ord + 1) : range.first, range.last)
-      }
-      sql = `SELECT ord, 0 AS score FROM facts f WHERE ${where.join(' AND ')} ORDER BY f.ord LIMIT ?`
-    } else {
-      // One FTS5 prefix query per term, within this target's scoped terms; terms are [a-z0-9]+ already.
-      const unions = q.terms.map(() => 'SELECT rowid AS ord FROM fact_terms WHERE fact_terms MATCH ?').join(' UNION ALL ')
-      params.unshift(...q.terms.map((t) => `"${range.scope}${t}"*`))
-      if (q.after) {
-        where.push('(m.score < ? OR (m.score = ? AND f.ord > ?))')
-        params.push(q.after.score, q.after.score, q.after.ord)
-      }
-      sql =
-        `WITH m(ord, score) AS (SELECT ord, count(*) FROM (${unions}) GROUP BY ord) ` +
-        `SELECT f.ord AS ord, m.score AS score FROM m CROSS JOIN facts f ON f.ord = m.ord ` +
-        `WHERE ${where.join(' AND ') || 'true'} ORDER BY m.score DESC, f.ord LIMIT ?`
+    // One FTS5 prefix query per term, within this target's scoped terms; terms are [a-z0-9]+ already.
+    const unions = q.terms.map(() => 'SELECT rowid AS ord FROM fact_terms WHERE fact_terms MATCH ?').join(' UNION ALL ')
+    if (q.after) {
+      where.push('(m.score < ? OR (m.score = ? AND f.ord > ?))')
+      params.push(q.after.score, q.after.score, q.after.ord)
     }
     params.push(q.limit)
-    sql = `WITH page AS (${sql}) SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens FROM page CROSS JOIN facts f ON f.ord = page.ord`
-    const shard = this.shard(range.shard)
+    const sql =
+      `WITH m(ord, score) AS (SELECT ord, count(*) FROM (${unions}) GROUP BY ord), ` +
+      `page AS (SELECT f.ord AS ord, m.score AS score FROM m CROSS JOIN facts f ON f.ord = m.ord ` +
+      `WHERE ${where.join(' AND ')} ORDER BY m.score DESC, f.ord LIMIT ?) ` +
+      `SELECT page.ord AS ord, page.score AS score, f.tokens AS tokens FROM page CROSS JOIN facts f ON f.ord = page.ord`
     const key = `${range.shard}\0${sql}`
     let stmt = this.statements.get(key)
     if (!stmt) {
       stmt = shard.db.prepare(sql)
       this.statements.set(key, stmt)
     }
-    // Choose the page first, then inflate only its bodies, each block once, in ord order.
-    const rows = (stmt.all(...params) as FactRow[]).sort((a, b) => a.ord - b.ord)
-    let block: { first: number; bodies: string[] } | undefined
-    for (const r of rows) {
-      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(range.shard, shard, r.ord)
-      r.body = block.bodies[r.ord - block.first]!
-    }
-    return rows.sort(byScoreThenOrd)
+    return (stmt.all(...params) as FactRow[]).sort((x, y) => x.ord - y.ord)
   }
 
   async close(): Promise<void> {

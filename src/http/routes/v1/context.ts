@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ContextParams } from '../../../schemas/params.js'
 import { ContextResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
-import { factRoute } from '../../fact-route.js'
+import { factRoute, JSON_TYPE } from '../../fact-route.js'
 
 export default async function contextRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
   factRoute(app, {
@@ -17,7 +17,7 @@ export default async function contextRoute(app: FastifyInstance, { facts }: { fa
     handler: async (p, req, reply) => {
       const r = await facts.context(p, req.apiKey)
       if (r.deprecatedRevision) reply.header('Deprecation', 'true').header('Link', '</openapi.json>; rel="deprecation"')
-      return reply.type('application/json; charset=utf-8').send(r.body)
+      return reply.type(JSON_TYPE).send(r.body)
     }
   })
 }

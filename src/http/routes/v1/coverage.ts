@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { PartParams } from '../../../schemas/params.js'
 import { CoverageResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
-import { factRoute } from '../../fact-route.js'
+import { cachedAnswer, factRoute } from '../../fact-route.js'
 
 export default async function coverageRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
   factRoute(app, {
@@ -13,6 +13,6 @@ export default async function coverageRoute(app: FastifyInstance, { facts }: { f
     querystring: PartParams,
     response: CoverageResponse,
     scope: 'facts:read',
-    handler: (p, req) => facts.coverage(p, req.apiKey)
+    handler: cachedAnswer(facts, 'coverage', PartParams, (store, p) => facts.coverageOn(store, p))
   })
 }

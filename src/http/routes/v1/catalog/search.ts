@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { CatalogSearchParams } from '../../../../schemas/params.js'
 import { CatalogSearchResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
-import { factRoute } from '../../../fact-route.js'
+import { cachedAnswer, factRoute } from '../../../fact-route.js'
 
 export default async function catalogSearchRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
   factRoute(app, {
@@ -13,6 +13,6 @@ export default async function catalogSearchRoute(app: FastifyInstance, { facts }
     querystring: CatalogSearchParams,
     response: CatalogSearchResponse,
     scope: 'facts:read',
-    handler: (p) => facts.catalogSearch(p)
+    handler: cachedAnswer(facts, 'catalog/search', CatalogSearchParams, (store, p) => facts.catalogSearchOn(store, p))
   })
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ResolveParams } from '../../../../schemas/params.js'
 import { ResolveResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
-import { factRoute } from '../../../fact-route.js'
+import { cachedAnswer, factRoute } from '../../../fact-route.js'
 
 export default async function resolveRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
   factRoute(app, {
@@ -14,6 +14,6 @@ export default async function resolveRoute(app: FastifyInstance, { facts }: { fa
     querystring: ResolveParams,
     response: ResolveResponse,
     scope: 'facts:read',
-    handler: (p, req) => facts.resolve(p, req.apiKey)
+    handler: cachedAnswer(facts, 'resolve', ResolveParams, (store, p) => facts.resolveOn(store, p))
   })
 }
