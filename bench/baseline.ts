@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
 
@@ -45,5 +45,6 @@ export function baseline(rev: string, corpus: string, log: (s: string) => void):
     execFileSync(process.execPath, args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
     writeFileSync(join(dataDir, '.ready'), commit + '\n')
   }
-  return { commit, dir, dataDir, entry: join(dir, 'src', 'server.ts') }
+  // The real path: a server started through a symlinked .cache would not know it is the entry point.
+  return { commit, dir, dataDir, entry: realpathSync(join(dir, 'src', 'server.ts')) }
 }

@@ -58,6 +58,8 @@ interface ContenderStats {
   p99Ms: Range
   /** The cache-on sequence replayed through an LRU of the server's size over the routes it caches. */
   hitRatio?: number
+  /** The server process after every round, and its peak (VmHWM) over the run. */
+  serverRssMb: { afterLoad: number; peak: number }
   rounds: LoadStats[]
 }
 
@@ -294,6 +296,7 @@ export async function benchMix(o: MixOptions): Promise<MixBenchResult> {
         p50Ms: range(ls.map((l) => l.p50Ms)),
         p99Ms: range(ls.map((l) => l.p99Ms)),
         ...(name.endsWith('On') && bytes ? { hitRatio: hitRatio(popular, bytes, CACHED_KINDS[name.startsWith('baseline') ? 'baseline' : 'current']) } : {}),
+        serverRssMb: (({ rss, peak }) => ({ afterLoad: rss, peak }))(servers.get(name)!.rssMb()),
         rounds: ls
       }
     }
@@ -312,6 +315,7 @@ export async function benchMix(o: MixOptions): Promise<MixBenchResult> {
       ratio(`cache ${c.toLowerCase()}: current ÷ baseline, p99`, `current${c}`, `baseline${c}`, p99)
       ratio(`cache ${c.toLowerCase()}: wide ÷ core release, CPU per request`, `wide${c}`, `current${c}`, cpu)
       ratio(`cache ${c.toLowerCase()}: wide ÷ core release, throughput`, `wide${c}`, `current${c}`, rps)
+      ratio(`cache ${c.toLowerCase()}: wide ÷ core release, p99`, `wide${c}`, `current${c}`, p99)
       for (const who of ['current', 'baseline'] as const) {
         ratio(`cache ${c.toLowerCase()}: ${who} ÷ bare route, throughput`, `${who}${c}`, 'bare', rps)
         ratio(`cache ${c.toLowerCase()}: ${who} ÷ bare route with auth and rate limit, throughput`, `${who}${c}`, 'bareAuth', rps)
