@@ -112,6 +112,23 @@ describe('countTokens', () => {
     }
   })
 
+  it('stays exact past the number of distinct chunks its memo holds: the memo is emptied when half full, never overfilled', () => {
+    // 300,000 distinct words (" " + five letters: one chunk each), more than the memo's 2^18 slots,
+    // so a memo that is never emptied has no free slot left to probe for and never returns.
+    const words: string[] = []
+    for (let n = 0; n < 300_000; n++) {
+      let w = ' '
+      for (let k = 0, x = n * 7919 + 12345; k < 5; k++, x = Math.floor(x / 26)) w += String.fromCharCode(97 + (x % 26))
+      words.push(w)
+    }
+    expect(new Set(words).size).toBe(300_000)
+    const counted = countTokens(words.join(''))
+    // Exact on a sample against the reference (which takes ~60 µs a word: all 300,000 would take
+    // most of a minute), and the whole text the sum of its words, as BPE never merges across chunks.
+    for (let n = 0; n < words.length; n += 150) expect(countTokens(words[n]!), words[n]).toBe(reference(words[n]!))
+    expect(counted).toBe(words.reduce((sum, w) => sum + countTokens(w), 0))
+  }, 30_000)
+
   it('the token counts stored with every fact of the corpus release match the reference on a sample', async () => {
     const dir = await corpusDataDir()
     const rows: Array<{ tokens: number; body: string }> = []
