@@ -274,3 +274,90 @@ describe('errata silicon revisions, from the raw errata header', () => {
     expect(both.r.notes).toContain('revision is deprecated: use silicon_revision.')
   })
 })
+
+describe('the envelope: filters as applied, notes, answers without facts, the budget edge', () => {
+  const F407 = { part: 'STM32F407VGT6', topic: 'registers' as const }
+
+  it('echoes every filter it applied, and only those', async () => {
+    const { r } = await ask({ ...F407, fact_names: 'USART1.CR1,USART1.BRR', fact_name_prefixes: 'USART1.SR.', peripheral: 'usart1', query: 'Enable USART', limit: 5 })
+    const f = (r as unknown as { filters: Record<string, unknown> }).filters
+    expect(f.factNames).toEqual(['USART1.CR1', 'USART1.BRR'])
+    expect(f.factNamePrefixes).toEqual(['USART1.SR.'])
+    expect(f.peripheral).toBe('USART1')
+    expect(f.queryTerms).toEqual(['enable', 'usart'])
+    expect(Object.keys(f).sort()).toEqual(['factNamePrefixes', 'factNames', 'peripheral', 'queryTerms'])
+    const bare = JSON.parse((await facts.context({ ...F407, limit: 1 } as ContextParams)).body) as { filters: object; resolvedPart?: { name: string } }
+    expect(bare.filters).toEqual({})
+    expect(bare.resolvedPart?.name).toBeTypeOf('string')
+    const errata = JSON.parse((await facts.context({ part: 'nRF52832', topic: 'errata', silicon_revision: 'rev2', package: 'QFN48', limit: 1 } as ContextParams)).body) as { filters: Record<string, unknown> }
+    expect(Object.keys(errata.filters).sort()).toEqual(['package', 'siliconRevision'])
+    expect(errata.filters.package).toBe('QFN48')
+  })
+
+  it('says when a parameter was not applied: silicon_revision outside errata, a query without searchable terms', async () => {
+    const { r } = await ask({ ...F407, silicon_revision: 'Z', limit: 1 })
+    expect(r.notes?.join(' ')).toMatch(/silicon_revision.*errata/)
+    // Echoed in its canonical form.
+    expect((r as unknown as { filters: object }).filters).toEqual({ siliconRevision: 'z' })
+    const q = (await ask({ ...F407, query: '!!!', limit: 1 })).r
+    expect(q.notes?.join(' ')).toMatch(/query has no searchable terms/)
+    expect(q.facts.length).toBe(1)
+    const plain = (await ask({ part: 'nRF52832', topic: 'errata', silicon_revision: 'rev2', limit: 1 })).r
+    expect(plain.notes ?? []).toEqual([])
+  })
+
+  it('answers without facts say why: unknown part (with suggestions), ambiguous part (with candidates), no match, end of the set', async () => {
+    const unknown = JSON.parse((await facts.context({ part: 'STM32F408VG', topic: 'registers' } as ContextParams)).body) as Page & { suggestions: string[]; target: null }
+    expect(unknown.status).toBe('not_found')
+    expect(unknown.target).toBeNull()
+    expect(unknown.suggestions.length).toBeGreaterThan(0)
+    expect(unknown.notes).toEqual(['Unknown part: no facts returned.'])
+    const amb = JSON.parse((await facts.context({ part: 'STM32F407', topic: 'pins' } as ContextParams)).body) as Page & { candidates: Array<{ package: string }>; candidateCount: number }
+    expect(amb.status).toBe('ambiguous')
+    expect(amb.facts).toEqual([])
+    expect(amb.candidates.map((c) => c.package)).toEqual(expect.arrayContaining(['LQFP100', 'LQFP144']))
+    expect(amb.candidateCount).toBeGreaterThanOrEqual(amb.candidates.length)
+    expect(amb.notes?.join(' ')).toMatch(/Ambiguous part.*choose one candidate/)
+    const none = (await ask({ ...F407, fact_names: 'NO.SUCH.REGISTER' })).r
+    expect(none.status).toBe('ok')
+    expect(none.facts).toEqual([])
+    expect(none.notes).toEqual(['No facts match these filters.'])
+  })
+
+  it('the smallest budget that holds a page holds it whole; one token less gives back a fact, never more than the budget', async () => {
+    const p = { ...F407, fact_names: 'USART1.CR1,USART1.BRR,USART1.CR2', limit: 50 }
+    const whole = (await ask(p)).r
+    expect(whole.facts.map((f) => f.name).sort()).toEqual(['USART1.BRR', 'USART1.CR1', 'USART1.CR2'])
+    expect(whole.page.truncatedBy).toBeNull()
+    // The budget reserves room for a cursor until the page is known to be the last: the smallest
+    // max_tokens giving all three facts lies a little above the whole answer's own count.
+    let b = whole.page.tokens
+    while ((await ask({ ...p, max_tokens: b })).r.facts.length < 3) b++
+    const exact = await ask({ ...p, max_tokens: b })
+    expect(exact.r.page.truncatedBy).toBeNull()
+    expect(exact.r.page.tokens).toBe(whole.page.tokens)
+    const less = await ask({ ...p, max_tokens: b - 1 })
+    expect(less.r.facts.length).toBe(2)
+    expect(less.r.page.truncatedBy).toBe('max_tokens')
+    expect(less.r.page.nextCursor).toBeTypeOf('string')
+    expect(less.r.page.tokens).toBeLessThanOrEqual(b - 1)
+    expect(countTokens(less.body)).toBeLessThanOrEqual(b - 1)
+  })
+
+  it('leaves the filter lists out of the echo when they alone would not fit, and candidates beyond the budget out of an ambiguous answer', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => `GPIOA.MODER.MODER${i}`).join(',')
+    const { r, body } = await ask({ ...F407, fact_names: many, max_tokens: 256 })
+    const f = (r as unknown as { filters: Record<string, unknown> }).filters
+    expect(f.elided).toBe(true)
+    expect(f.factNames).toBeUndefined()
+    expect(countTokens(body)).toBeLessThanOrEqual(256)
+    const unknown = JSON.parse((await facts.context({ part: 'STM32F408VG', topic: 'registers', fact_names: many, max_tokens: 256 } as ContextParams)).body) as { filters: Record<string, unknown>; page: { tokens: number } }
+    expect(unknown.filters.elided).toBe(true)
+    expect(unknown.page.tokens).toBeLessThanOrEqual(256)
+    const amb = await ask({ part: 'STM32F407', topic: 'pins', max_tokens: 256 })
+    const a = amb.r as unknown as { status: string; candidates: unknown[]; candidateCount: number }
+    expect(a.status).toBe('ambiguous')
+    expect(a.candidates.length).toBeLessThan(a.candidateCount)
+    expect(countTokens(amb.body)).toBeLessThanOrEqual(256)
+  })
+})
