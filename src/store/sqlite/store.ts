@@ -36,7 +36,6 @@ interface Shard {
   block: Database.Statement<[number], { first: number; data: Buffer }>
   /** One term's matches, in ord order. */
   term: Database.Statement<[string], number>
-  tokens: Database.Statement<[number], number>
   /** The statements of a page in ord order (no query terms): a fixed few per shard. */
   named: Database.Statement<[number, string], number>
   prefixed: Database.Statement<[number, string, string], number>
@@ -142,7 +141,6 @@ class SqliteReleaseStore implements ReleaseStore {
         db,
         block: db.prepare('SELECT first, data FROM fact_bodies WHERE first <= ? ORDER BY first DESC LIMIT 1'),
         term: db.prepare<[string], number>('SELECT rowid FROM fact_terms WHERE fact_terms MATCH ? ORDER BY rowid').pluck(),
-        tokens: db.prepare<[number], number>('SELECT tokens FROM facts WHERE ord = ?').pluck(),
         named: db.prepare<[number, string], number>('SELECT ord FROM facts WHERE tt = ? AND name_key = ?').pluck(),
         prefixed: db.prepare<[number, string, string], number>('SELECT ord FROM facts WHERE tt = ? AND name_key >= ? AND name_key < ?').pluck(),
         inPeripheral: db.prepare<[string, number, number], number>('SELECT ord FROM fact_peripherals WHERE peripheral = ? AND ord BETWEEN ? AND ?').pluck(),
@@ -189,7 +187,7 @@ class SqliteReleaseStore implements ReleaseStore {
       if (q.after && score > q.after.score) continue
       for (const ord of byScore[score - 1]!) {
         if (q.after && score === q.after.score && ord <= q.after.ord) continue
-        rows.push({ ord, score, tokens: s.tokens.get(ord)!, body: '' })
+        rows.push({ ord, score, tokens: s.row.get(ord)!.tokens, body: '' })
         if (rows.length === q.limit) break
       }
     }
