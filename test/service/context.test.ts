@@ -294,6 +294,24 @@ describe('the envelope: filters as applied, notes, answers without facts, the bu
     expect(errata.filters.package).toBe('QFN48')
   })
 
+  it('a peripheral filter alone gives that peripheral\'s facts only, in order, to the end', async () => {
+    const all = (await ask({ ...F407, fact_name_prefixes: 'USART2', limit: 50 })).r.facts.map((f) => f.name)
+    const usart2 = all.filter((n) => n === 'USART2' || n.startsWith('USART2.'))
+    expect(usart2.length).toBeGreaterThan(10)
+    const { r } = await ask({ ...F407, peripheral: 'usart2', limit: 50 })
+    expect(r.facts.map((f) => f.name)).toEqual(usart2)
+  })
+
+  it('a list of no names is refused naming its own parameter, with a reason', async () => {
+    expect(await errorOf({ ...F407, fact_names: ' , ,' })).toBe('INVALID_PARAMETER fact_names')
+    expect(await errorOf({ ...F407, fact_name_prefixes: ',' })).toBe('INVALID_PARAMETER fact_name_prefixes')
+    const err = await facts.context({ part: 'nRF52840', topic: 'errata', revision: '0x01', silicon_revision: '0x02' } as ContextParams).catch((e: Error) => e)
+    expect((err as Error).message).toMatch(/disagree/)
+    const cursor = (await ask({ ...F407, query: 'usart', limit: 1 })).r.page.nextCursor!
+    const other = await facts.context({ ...F407, query: 'baud', limit: 1, cursor } as ContextParams).catch((e: Error) => e)
+    expect((other as Error).message).toMatch(/different query/)
+  })
+
   it('says when a parameter was not applied: silicon_revision outside errata, a query without searchable terms', async () => {
     const { r } = await ask({ ...F407, silicon_revision: 'Z', limit: 1 })
     expect(r.notes?.join(' ')).toMatch(/silicon_revision.*errata/)
