@@ -172,13 +172,15 @@ export class HardwareFacts {
     serialize: (v: T) => string
   ): Promise<string> {
     const store = await this.store(p.corpus_release, reader)
-    if (!this.answers) return serialize(await make(store))
-    const key = answerKey(route, store.manifest.id, keys, p)
-    let body = this.answers.get(key)
-    if (body === undefined) {
-      body = serialize(await make(store))
-      this.answers.set(key, body)
-    }
+    return this.cached(() => answerKey(route, store.manifest.id, keys, p), async () => serialize(await make(store)))
+  }
+
+  /** From the answer cache when there is one, else made (and kept); the key is made only for the cache. */
+  private async cached(key: () => string, make: () => Promise<string>): Promise<string> {
+    if (!this.answers) return make()
+    const k = key()
+    let body = this.answers.get(k)
+    if (body === undefined) this.answers.set(k, (body = await make()))
     return body
   }
 
@@ -436,13 +438,7 @@ export class HardwareFacts {
       throw err
     }
     const deprecatedRevision = p.revision !== undefined
-    if (!this.answers) return { body: await this.contextIn(store, p, decoded), deprecatedRevision }
-    const key = answerKey('context', store.manifest.id, CONTEXT_PARAM_KEYS, p)
-    let body = this.answers.get(key)
-    if (body === undefined) {
-      body = await this.contextIn(store, p, decoded)
-      this.answers.set(key, body)
-    }
+    const body = await this.cached(() => answerKey('context', store.manifest.id, CONTEXT_PARAM_KEYS, p), () => this.contextIn(store, p, decoded))
     return { body, deprecatedRevision }
   }
 

@@ -12,6 +12,6 @@ export const MODULES = {
   resolve: { mutate: ['src/service/catalog-index.ts', 'src/model/text.ts'], tests: ['test/service/resolve*.test.ts'] },
   cursor: { mutate: ['src/service/cursor.ts'], tests: ['test/service/cursor*.test.ts', 'test/service/context*.test.ts', 'test/http/rest.test.ts'] },
   // Context paging and token budgeting live in HardwareFacts.context/contextIn, and the tokenizer wrapper.
-  context: { mutate: ['src/service/facts.ts:422-661', 'src/model/tokens.ts'], tests: ['test/service/context*.test.ts', 'test/model/tokens*.test.ts', 'test/http/rest.test.ts'] },
+  context: { mutate: ['src/service/facts.ts:424-657', 'src/model/tokens.ts'], tests: ['test/service/context*.test.ts', 'test/model/tokens*.test.ts', 'test/http/rest.test.ts'] },
   auth: { mutate: ['src/http/auth.ts', 'src/auth/keys.ts'], tests: ['test/http/rest.test.ts', 'test/http/auth*.test.ts', 'test/http/hardening.test.ts', 'test/mcp/http.test.ts'] }
 }
