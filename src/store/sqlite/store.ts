@@ -9,7 +9,7 @@ import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { BODY_BLOCK_FACTS, byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
-/** Prepared statements kept per open release: one per shard and query shape (9-18 KB each). */
+/** Prepared statements of text queries with other filters (selectRanked) kept per open release: one per shard and query shape (9-18 KB each). */
 export const STATEMENT_CACHE_MAX = 512
 
 /**
@@ -114,8 +114,8 @@ class SqliteReleaseStore implements ReleaseStore {
   private readonly shards = new LRUCache<number, Shard>({ max: SHARD_CONNECTIONS_MAX, dispose: (s, i) => this.closeShard(i, s) })
   /** Keyed by shard × 2³² + the block's first ord. */
   private readonly blocks = new Map<number, string[]>()
-  // One prepared statement per shard and query shape. Common shapes are few (filters present or
-  // not, term count), but a client can make thousands (name and term counts): keep the most
+  // selectRanked's statements, one per shard and query shape. Common shapes are few (filters present
+  // or not, term count), but a client can make thousands (name and term counts): keep the most
   // recently used ones, and let the rest be collected.
   private readonly statements = new LRUCache<string, Database.Statement>({ max: STATEMENT_CACHE_MAX })
 
