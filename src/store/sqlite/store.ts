@@ -7,7 +7,7 @@ import type { ReleaseCatalog } from '../../model/catalog.js'
 import { hashFiles } from '../hash-files.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
-import { BODY_BLOCK_FACTS, byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
+import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
 /** Prepared statements of text queries with other filters (selectRanked) kept per open release: one per shard and query shape (9-18 KB each). */
 export const STATEMENT_CACHE_MAX = 512
@@ -64,14 +64,6 @@ function rowFilter(q: FactQuery): ((r: RowFields) => boolean) | undefined {
     (rev === undefined || r.revisions === null || r.revisions.includes(` ${rev} `) || (r.revisions.includes(' * ') && !r.revisions.includes(` !${rev} `)))
 }
 
-/**
- * Decoded body blocks kept per open release (about 7 KB each, 28 MB at most): neighbouring pages
- * and repeated lookups inflate nothing. Inflating a block costs about 15 µs, several per context
- * answer; on issue 17's mix of distinct requests, 4,096 blocks answer 42% of the block reads of a
- * first pass (requests about one peripheral share its blocks), 512 answered 8%.
- */
-const BLOCK_CACHE_SIZE = 4096
-
 /** Opens a release file read-only the way the store reads it. */
 function openReadOnly(file: string, cacheKib: number): Database.Database {
   const db = new Database(file, { readonly: true, fileMustExist: true })
@@ -112,8 +104,6 @@ class SqliteReleaseStore implements ReleaseStore {
   private readonly ranges = new Map<string, FactRange>()
   private readonly shardFiles: string[]
   private readonly shards = new LRUCache<number, Shard>({ max: SHARD_CONNECTIONS_MAX, dispose: (s, i) => this.closeShard(i, s) })
-  /** Keyed by shard × 2³² + the block's first ord. */
-  private readonly blocks = new Map<number, string[]>()
   // selectRanked's statements, one per shard and query shape. Common shapes are few (filters present
   // or not, term count), but a client can make thousands (name and term counts): keep the most
   // recently used ones, and let the rest be collected.
@@ -194,25 +184,15 @@ class SqliteReleaseStore implements ReleaseStore {
     return rows
   }
 
-  /** The bodies of the block holding `ord`, and the block's first ord. */
-  private block(i: number, s: Shard, ord: number): { first: number; bodies: string[] } {
-    // A block holds at most BODY_BLOCK_FACTS facts: a decoded one holding `ord` starts at most that
-    // many ords before it, so a cached block is found without asking SQLite where it starts.
-    const base = i * 2 ** 32
-    for (let first = ord; first > ord - BODY_BLOCK_FACTS; first--) {
-      const bodies = this.blocks.get(base + first)
-      if (bodies && ord - first < bodies.length) {
-        // Most recently used last: the Map's insertion order is the eviction order.
-        this.blocks.delete(base + first)
-        this.blocks.set(base + first, bodies)
-        return { first, bodies }
-      }
-    }
+  /**
+   * The bodies of the block holding `ord`, and the block's first ord. Inflated per page, never kept
+   * across requests: decoded blocks kept in a cache outlive the young generation, and on issue 17's
+   * mix over the wide release their churn cost more in old-generation garbage collection (and
+   * 120–280 MB of RSS) than the ~15 µs inflates they saved.
+   */
+  private block(s: Shard, ord: number): { first: number; bodies: string[] } {
     const row = s.block.get(ord)!
-    const bodies = unpackBodies(row.data)
-    if (this.blocks.size >= BLOCK_CACHE_SIZE) this.blocks.delete(this.blocks.keys().next().value!)
-    this.blocks.set(base + row.first, bodies)
-    return { first: row.first, bodies }
+    return { first: row.first, bodies: unpackBodies(row.data) }
   }
 
   async queryFacts(q: FactQuery): Promise<FactRow[]> {
@@ -225,7 +205,7 @@ class SqliteReleaseStore implements ReleaseStore {
     // Inflate only the page's bodies, each block once, in ord order.
     let block: { first: number; bodies: string[] } | undefined
     for (const r of rows) {
-      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(range.shard, shard, r.ord)
+      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(shard, r.ord)
       r.body = block.bodies[r.ord - block.first]!
     }
     return rows.sort(byScoreThenOrd)
