@@ -101,7 +101,7 @@ export class HardwareFacts {
   private readonly indexes = new WeakMap<ReleaseStore, CatalogIndex>()
   readonly cursors: CursorCodec
   /** Answers as JSON text, keyed by answerKey: a release is immutable, so an answer never goes stale. */
-  private readonly answers: LRUCache<string, string> | undefined
+  private readonly answers: LRUCache<string, Buffer> | undefined
   readonly sourceChecks: SourceChecks
 
   constructor(
@@ -112,7 +112,6 @@ export class HardwareFacts {
     this.cursors = new CursorCodec(cursorSecret)
     this.sourceChecks = new SourceChecks(opts.archiveRoot)
     const bytes = opts.contextCacheBytes ?? 0
-    // Bodies are mostly ASCII: a string's length is close to its bytes.
     this.answers = bytes > 0 ? new LRUCache({ maxSize: bytes, sizeCalculation: (body, key) => body.length + key.length + 64 }) : undefined
   }
 
@@ -175,12 +174,22 @@ export class HardwareFacts {
     return this.cached(() => answerKey(route, store.manifest.id, keys, p), async () => serialize(await make(store)))
   }
 
-  /** From the answer cache when there is one, else made (and kept); the key is made only for the cache. */
+  /**
+   * From the answer cache when there is one, else made (and kept); the key is made only for the
+   * cache. Answers are kept as UTF-8 outside the JavaScript heap, each in a buffer of its own size:
+   * the cache's bound is then its real footprint (a body with one non-Latin-1 character, such as a
+   * cut excerpt's "…", is a two-byte string in V8, twice its length), and the answers it evicts
+   * leave the old generation's collector small wrappers instead of the bodies themselves.
+   */
   private async cached(key: () => string, make: () => Promise<string>): Promise<string> {
     if (!this.answers) return make()
     const k = key()
-    let body = this.answers.get(k)
-    if (body === undefined) this.answers.set(k, (body = await make()))
+    const kept = this.answers.get(k)
+    if (kept !== undefined) return kept.toString('utf8')
+    const body = await make()
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(body))
+    bytes.write(body)
+    this.answers.set(k, bytes)
     return body
   }
 

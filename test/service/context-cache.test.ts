@@ -69,6 +69,18 @@ describe('context answer cache', () => {
     }
   })
 
+  it('keeps answers byte for byte: multi-byte characters come back from the cache as they were made', async () => {
+    const queries: FactQuery[] = []
+    const facts = new HardwareFacts(recordingRepository(new SqliteRepository(dataDir), (q) => queries.push(q)), 's', { contextCacheBytes: 1 << 20 })
+    // A cut evidence excerpt ends in "…", three bytes in UTF-8 (and a two-byte string in V8).
+    const made = await facts.context(params)
+    expect(made.body).toContain('…"')
+    expect(Buffer.byteLength(made.body)).toBeGreaterThan(made.body.length)
+    const kept = await facts.context({ ...params })
+    expect(queries).toHaveLength(1)
+    expect(kept.body).toBe(made.body)
+  })
+
   it('never caches an error: the same bad request fails every time', async () => {
     const facts = new HardwareFacts(new SqliteRepository(dataDir), 's', { contextCacheBytes: 1 << 20 })
     for (let i = 0; i < 2; i++) await expect(facts.context({ ...params, fact_names: ' , ' })).rejects.toBeInstanceOf(ServiceError)
