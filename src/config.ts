@@ -25,6 +25,11 @@ export interface Config {
   mcpMaxBytes: number
   /** Bytes of /v1/context answers kept for repeated requests (0: off). */
   contextCacheBytes: number
+  /**
+   * How far V8 lets the old generation grow past what survived its last full collection, in percent
+   * (0: V8's own policy, which lets it grow up to 4× under load: see src/memory.ts).
+   */
+  heapGrowthPercent: number
   logLevel: string
 }
 
@@ -66,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     indexPrefix: env.HWFACTS_INDEX_PREFIX ?? 'hwfacts',
     mcpMaxBytes: int('HWFACTS_MCP_MAX_BYTES', 64 * 1024, env),
     contextCacheBytes: int('HWFACTS_CONTEXT_CACHE_MB', 16, env, 0) * 2 ** 20,
+    heapGrowthPercent: int('HWFACTS_HEAP_GROWTH_PERCENT', 50, env, 0),
     logLevel: env.LOG_LEVEL ?? 'info'
   }
 }

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from './config.js'
 import { buildApp } from './http/app.js'
 import type { ReadinessCheck } from './http/routes/health.js'
 import { drainAndClose } from './http/drain.js'
+import { boundHeapGrowth } from './memory.js'
 import { mcpRoute } from './mcp/route.js'
 import { HardwareFacts } from './service/facts.js'
 import { DataDir } from './store/layout.js'
@@ -39,6 +40,7 @@ function ensureDevKey(cfg: Config): string | undefined {
 }
 
 export async function start(cfg: Config = loadConfig()) {
+  boundHeapGrowth(cfg.heapGrowthPercent)
   if (cfg.sampleData) await ensureSampleRelease(cfg)
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
   // Before any backend is opened: a wrong keys file stops the start.
