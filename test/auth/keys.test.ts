@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { ApiKeyStore, readKeysFile } from '../../src/auth/keys.js'
+import { describe, expect, it as vitestIt } from 'vitest'
 import { scratchDirs } from '../helpers/scratch.js'
 
 /**
@@ -14,6 +13,22 @@ import { scratchDirs } from '../helpers/scratch.js'
  * optional `rateLimit` of two positive integers, no other member anywhere, unique ids and secrets.
  * Error messages are Ajv's wording for the failing keyword, behind the file and the JSON pointer.
  */
+
+/**
+ * The module compiles the keys-file schema when it loads, so a schema Ajv refuses makes it (and
+ * the service) fail to load. Each test loads it itself (cached after the first), so that is a
+ * failing test: a failing top-level import is a collection error, which the Stryker vitest runner
+ * does not count against a mutant. Each test loads it, not the first one for all: the mutation
+ * runner runs single tests by name.
+ */
+let ApiKeyStore: typeof import('../../src/auth/keys.js').ApiKeyStore
+let readKeysFile: typeof import('../../src/auth/keys.js').readKeysFile
+function it(name: string, fn: () => void | Promise<void>): void {
+  vitestIt(name, async () => {
+    ;({ ApiKeyStore, readKeysFile } = await import('../../src/auth/keys.js'))
+    await fn()
+  })
+}
 
 const tmp = scratchDirs()
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')

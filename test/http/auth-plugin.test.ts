@@ -1,10 +1,13 @@
+import { writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ApiKeyStore, generateKey } from '../../src/auth/keys.js'
 import auth from '../../src/http/auth.js'
 import problems from '../../src/http/problem.js'
+import { scratchDirs } from '../helpers/scratch.js'
 
 /**
  * The auth plugin (src/http/auth.ts) on a minimal app of its own: the Problem handler, the plugin,
@@ -14,6 +17,7 @@ import problems from '../../src/http/problem.js'
  * the spec's part 5 and the RATE_LIMITED error code's guidance).
  */
 
+const tmp = scratchDirs()
 const good = generateKey('good')
 const other = generateKey('other')
 const noScope = generateKey('no-scope', [])
@@ -24,7 +28,8 @@ async function minimalApp(keys: ApiKeyStore, failures = { max: 3, timeWindowMs: 
   await app.register(problems)
   await app.register(auth, { keys, failures })
   app.get('/guarded', { config: { scope: 'facts:read' } }, async (req) => ({ key: req.apiKey?.id ?? null, port: req.socket.remotePort }))
-  app.get('/open', async (req) => ({ key: req.apiKey?.id ?? null }))
+  // The key as the route sees it: null (not absent) without a scope.
+  app.get('/open', async (req) => ({ key: req.apiKey }))
   await app.ready()
   return app
 }
@@ -249,11 +254,17 @@ describe('the credential remembered on a kept-alive connection', () => {
     }
   })
 
-  it('after the keys are replaced the remembered credential is verified again', async () => {
+  it('a reload (SIGHUP) is seen on an open connection: a removed key stops working there, a refused file changes nothing', async () => {
+    const file = join(tmp('hwfacts-auth-plugin-'), 'api-keys.json')
     const c = connection()
     try {
       expect(await c.send(bearer(good.secret))).toEqual({ status: 200, key: 'good' })
-      keys.replace([other.record])
+      writeFileSync(file, JSON.stringify({ keys: [{ ...other.record, releases: '*' }] }))
+      expect(() => keys.reload(file)).toThrow('no key of this file is used')
+      expect(await c.send(bearer(good.secret))).toEqual({ status: 200, key: 'good' })
+      writeFileSync(file, JSON.stringify({ keys: [other.record] }))
+      expect(keys.reload(file)).toBe(1)
+      // Same connection, same header: verified again against the new keys.
       expect((await c.send(bearer(good.secret))).status).toBe(401)
       expect(await c.send(bearer(other.secret))).toEqual({ status: 200, key: 'other' })
       keys.replace([good.record, other.record, noScope.record])
