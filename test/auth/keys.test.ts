@@ -5,13 +5,15 @@ import { describe, expect, it as vitestIt } from 'vitest'
 import { scratchDirs } from '../helpers/scratch.js'
 
 /**
- * The keys file on its own (src/auth/keys.ts), from small files written here: fast, so it is the
- * suite the `auth` mutation module runs first. Expected values are worked out by hand from the
- * keys-file format (README "API keys", docs/RELIABILITY.md "The keys file is checked whole"):
- * an `id` of 1 to 128 characters, `sha256` 64 lowercase hex digits, `scopes` a list of distinct
- * known scopes, `releases` a list of distinct release ids (16 lowercase hex digits) or `*`, an
- * optional `rateLimit` of two positive integers, no other member anywhere, unique ids and secrets.
- * Error messages are Ajv's wording for the failing keyword, behind the file and the JSON pointer.
+ * The keys file on its own (src/auth/keys.ts), from small files written here: fast enough to run
+ * for every mutant of the `auth` mutation module. The documented format (README "API keys",
+ * docs/RELIABILITY.md "The keys file is checked whole": every member typed, none unknown, unique ids
+ * and secrets, the file refused whole) with the bounds the format sets: an `id` of 1 to 128
+ * characters, `sha256` 64 lowercase hex digits, `scopes` a list of distinct known scopes, `releases`
+ * a list of distinct release ids (16 lowercase hex digits) or `*`, an optional `rateLimit` of two
+ * positive integers. Each bound is tried at its limit and one past it, the expected values worked
+ * out by hand; error messages are Ajv's wording for the failing keyword, behind the file and the
+ * JSON pointer.
  */
 
 /**
