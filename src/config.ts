@@ -71,7 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     indexPrefix: env.HWFACTS_INDEX_PREFIX ?? 'hwfacts',
     mcpMaxBytes: int('HWFACTS_MCP_MAX_BYTES', 64 * 1024, env),
     contextCacheBytes: int('HWFACTS_CONTEXT_CACHE_MB', 16, env, 0) * 2 ** 20,
-    heapGrowthPercent: int('HWFACTS_HEAP_GROWTH_PERCENT', 50, env, 0),
+    heapGrowthPercent: int('HWFACTS_HEAP_GROWTH_PERCENT', 30, env, 0),
     logLevel: env.LOG_LEVEL ?? 'info'
   }
 }

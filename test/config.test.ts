@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 
 describe('configuration from the environment', () => {
-  it('bounds the heap growth at 50 % by default; 0 leaves V8 its own policy', () => {
-    expect(loadConfig({}).heapGrowthPercent).toBe(50)
+  it('bounds the heap growth at 30 % by default; 0 leaves V8 its own policy', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(30)
     expect(loadConfig({ HWFACTS_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0)
     expect(loadConfig({ HWFACTS_HEAP_GROWTH_PERCENT: '25' }).heapGrowthPercent).toBe(25)
   })
