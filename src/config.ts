@@ -23,7 +23,7 @@ export interface Config {
   searchEngineFlavor?: 'elasticsearch' | 'opensearch'
   indexPrefix: string
   mcpMaxBytes: number
-  /** Bytes of /v1/context answers kept for repeated requests (0: off). */
+  /** Bytes of answers (context, resolve, coverage, catalog search) kept for repeated requests (0: off). */
   contextCacheBytes: number
   /**
    * How far V8 lets the old generation grow past what survived its last full collection, in percent

@@ -100,7 +100,7 @@ export function splitList(s: string | undefined, param: string): string[] {
 export class HardwareFacts {
   private readonly indexes = new WeakMap<ReleaseStore, CatalogIndex>()
   readonly cursors: CursorCodec
-  /** Answers as JSON text, keyed by answerKey: a release is immutable, so an answer never goes stale. */
+  /** Answers as UTF-8 JSON, keyed by answerKey: a release is immutable, so an answer never goes stale. */
   private readonly answers: LRUCache<string, Buffer> | undefined
   readonly sourceChecks: SourceChecks
 
