@@ -536,13 +536,7 @@ export class HardwareFacts {
       ...(decoded ? { after: decoded.pos } : {}),
       limit: limit + 1
     }
-    const rows = await store.queryFacts(q)
-    if (rows.length === 0) {
-      notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
-      return env.empty(emptyPage(null), {})
-    }
     // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
-    const sampleCursor = this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 })
     const pageOf = (taken: number, truncatedBy: Page['truncatedBy'], nextCursor: string | null): Page => ({
       returned: taken,
       limit,
@@ -553,27 +547,42 @@ export class HardwareFacts {
       budgetTooSmall: false,
       neededMaxTokens: null
     })
-    const tailTokens = env.fitHead(pageOf(limit, 'max_tokens', sampleCursor))
-    const taken: FactRow[] = []
-    let used = env.headTokens + tailTokens
+    // Which rows fit, chosen from their token counts before any body is read: the store reads only these bodies.
+    let matched = 0
+    let firstTokens = 0
+    let tailTokens = 0
     let truncatedBy: Page['truncatedBy'] = null
-    for (const row of rows) {
-      if (taken.length === limit) {
-        truncatedBy = 'limit'
-        break
+    const fit = (rows: readonly FactRow[]): number => {
+      matched = rows.length
+      if (matched === 0) return 0
+      firstTokens = rows[0]!.tokens
+      tailTokens = env.fitHead(pageOf(limit, 'max_tokens', this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 })))
+      let used = env.headTokens + tailTokens
+      let n = 0
+      for (const row of rows) {
+        if (n === limit) {
+          truncatedBy = 'limit'
+          break
+        }
+        if (used + row.tokens + 1 > maxTokens) {
+          truncatedBy = 'max_tokens'
+          break
+        }
+        used += row.tokens + 1
+        n++
       }
-      if (used + row.tokens + 1 > maxTokens) {
-        truncatedBy = 'max_tokens'
-        break
-      }
-      used += row.tokens + 1
-      taken.push(row)
+      return n
+    }
+    const taken = await store.queryFacts(q, fit)
+    if (matched === 0) {
+      notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
+      return env.empty(emptyPage(null), {})
     }
     // The real cursor may tokenize longer than the placeholder: give facts back until the whole fits.
     for (;;) {
       if (taken.length === 0) {
         // With every filter echoed, and room for a max_tokens of more digits and the comma.
-        const neededMaxTokens = env.fullHeadTokens + tailTokens + rows[0]!.tokens + 3
+        const neededMaxTokens = env.fullHeadTokens + tailTokens + firstTokens + 3
         notes.push(`The next fact alone needs about ${neededMaxTokens} tokens with this answer's envelope, more than max_tokens allows: repeat with max_tokens of at least ${neededMaxTokens}.`)
         return env.empty(emptyPage({ neededMaxTokens }), {})
       }

@@ -66,7 +66,13 @@ export interface FactRow {
 export interface ReleaseStore {
   readonly manifest: ReleaseManifest
   readonly catalog: ReleaseCatalog
-  queryFacts(q: FactQuery): Promise<FactRow[]>
+  /**
+   * The page's rows in answer order (score desc, ord asc). With `take`, the store calls it once with
+   * every row of the page before any body is read (their `body` is still empty) and returns only
+   * the first `take(rows)` rows, with bodies: a caller whose token budget keeps fewer rows than the
+   * limit does not pay for the bodies it drops.
+   */
+  queryFacts(q: FactQuery, take?: (rows: readonly FactRow[]) => number): Promise<FactRow[]>
   close(): Promise<void>
 }
 

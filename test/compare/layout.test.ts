@@ -19,11 +19,14 @@ function rewritingRepository(repo: ReleaseRepository, rewrite: (f: Obj) => Obj, 
         manifest: alias === undefined ? s.manifest : { ...s.manifest, id: alias },
         catalog: s.catalog,
         close: () => s.close(),
-        queryFacts: async (q) =>
-          (await s.queryFacts(q)).map((r) => {
+        queryFacts: async (q, take) => {
+          // Rewritten bodies count other tokens: the rows are taken after the rewrite.
+          const rows = (await s.queryFacts(q)).map((r) => {
             const body = JSON.stringify(rewrite(JSON.parse(r.body) as Obj))
             return { ...r, body, tokens: countTokens(body) }
           })
+          return take ? rows.slice(0, take(rows)) : rows
+        }
       }
       wrapped.set(s, w)
     }

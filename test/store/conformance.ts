@@ -161,6 +161,28 @@ export function releaseRepositoryConformance(name: string, factory: (dataDir: st
       expectNoMismatches(mismatches, queries.length)
     })
 
+    it('with `take`, shows every row of the page once and returns the first rows it keeps, with their bodies', { timeout: 600_000 }, async () => {
+      const store = (await repo.open(releaseId))!
+      const r = rng(11)
+      const queries = sampleQueries(model, 4242).filter(() => r.next() < 0.25)
+      const mismatches: Mismatch[] = []
+      await pool(queries, 4, async (q) => {
+        const expected = model.query(q)
+        // Keep none, some, all, or more than there are.
+        const keep = r.int(expected.length + 2)
+        const shown: string[][] = []
+        const got = await store.queryFacts(q, (rows) => {
+          shown.push(rows.map((x) => `${x.ord}/${x.score}/${x.tokens}`))
+          return keep
+        })
+        const want = expected.map((x) => `${x.ord}/${x.score}/${x.tokens}`)
+        if (shown.length !== 1 || JSON.stringify(shown[0]) !== JSON.stringify(want)) mismatches.push({ what: `take saw, for ${JSON.stringify(q)}`, expected: [want], actual: shown })
+        if (JSON.stringify(got.map(rowKey)) !== JSON.stringify(expected.slice(0, keep).map(rowKey)))
+          mismatches.push({ what: `kept ${keep} of ${JSON.stringify(q)}`, expected: expected.slice(0, keep).map(brief), actual: got.map(brief) })
+      })
+      expectNoMismatches(mismatches, queries.length)
+    })
+
     it('pages with `after` to the end of result sets, never skipping or repeating a row', { timeout: 600_000 }, async () => {
       const store = (await repo.open(releaseId))!
       const r = rng(7)

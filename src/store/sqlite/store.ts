@@ -195,20 +195,29 @@ class SqliteReleaseStore implements ReleaseStore {
     return { first: row.first, bodies: unpackBodies(row.data) }
   }
 
-  async queryFacts(q: FactQuery): Promise<FactRow[]> {
+  async queryFacts(q: FactQuery, take?: (rows: readonly FactRow[]) => number): Promise<FactRow[]> {
     const range = this.ranges.get(`${q.target}\0${q.topic}`)
-    if (range === undefined) return []
+    if (range === undefined) {
+      take?.([])
+      return []
+    }
     const shard = this.shard(range.shard)
     const filtered = q.names.length > 0 || q.prefixes.length > 0 || q.peripheral !== undefined || q.package !== undefined || q.siliconRevision !== undefined
-    const rows =
+    // In ord order (each page's rows come so, or are sorted so): the order bodies are read in.
+    const byOrd =
       q.terms.length === 0 ? this.pageInOrder(range, shard, q) : filtered ? this.selectRanked(range, shard, q) : this.rankedByTerms(shard, range.scope, q).sort((x, y) => x.ord - y.ord)
-    // Inflate only the page's bodies, each block once, in ord order.
+    // Without terms every score is 0: the answer order is the ord order, and the rows are byOrd itself.
+    const rows = q.terms.length === 0 ? byOrd : [...byOrd].sort(byScoreThenOrd)
+    if (take) rows.length = Math.min(rows.length, Math.max(0, take(rows)))
+    const kept = rows !== byOrd && rows.length < byOrd.length ? new Set(rows) : undefined
+    // Inflate only the kept rows' bodies, each block once, in ord order.
     let block: { first: number; bodies: string[] } | undefined
-    for (const r of rows) {
+    for (const r of byOrd) {
+      if (kept && !kept.has(r)) continue
       if (!block || r.ord - block.first >= block.bodies.length) block = this.block(shard, r.ord)
       r.body = block.bodies[r.ord - block.first]!
     }
-    return rows.sort(byScoreThenOrd)
+    return rows
   }
 
   /**
