@@ -12,7 +12,7 @@ export const MODULES = {
   resolve: { mutate: ['src/service/catalog-index.ts', 'src/model/text.ts'], tests: ['test/service/resolve*.test.ts'] },
   cursor: { mutate: ['src/service/cursor.ts'], tests: ['test/service/cursor*.test.ts', 'test/service/context*.test.ts', 'test/http/rest.test.ts'] },
   // Context paging and token budgeting live in HardwareFacts.context/contextIn, and the tokenizer wrapper.
-  context: { mutate: ['src/service/facts.ts:433-666', 'src/model/tokens.ts'], tests: ['test/service/context*.test.ts', 'test/model/tokens*.test.ts', 'test/http/rest.test.ts'] },
+  context: { mutate: ['src/service/facts.ts:433-675', 'src/model/tokens.ts'], tests: ['test/service/context*.test.ts', 'test/model/tokens*.test.ts', 'test/http/rest.test.ts'] },
   // The focused suites first (test/auth/keys.test.ts: the keys file and store; test/http/auth-plugin.test.ts:
   // the plugin on a minimal app, the failed-credential limit under a controlled clock, the per-connection
   // memo on a real kept-alive socket; test/http/auth.test.ts: the store and the 401/403 answers). They run
