@@ -536,7 +536,6 @@ export class HardwareFacts {
       ...(decoded ? { after: decoded.pos } : {}),
       limit: limit + 1
     }
-    // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
     const pageOf = (taken: number, truncatedBy: Page['truncatedBy'], nextCursor: string | null): Page => ({
       returned: taken,
       limit,
@@ -556,6 +555,7 @@ export class HardwareFacts {
       matched = rows.length
       if (matched === 0) return 0
       firstTokens = rows[0]!.tokens
+      // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
       tailTokens = env.fitHead(pageOf(limit, 'max_tokens', this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 })))
       let used = env.headTokens + tailTokens
       let n = 0
