@@ -16,22 +16,33 @@ export interface TargetChoice {
   parts: string[]
 }
 
-/** Levenshtein distance, bounded: returns max+1 as soon as the distance must exceed max. */
-function distance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+/** The two rows of distance(), reused: suggestions run it over every key of a release's catalog. */
+let rows = [new Int32Array(64), new Int32Array(64)] as const
+
+/**
+ * Levenshtein distance between a and the first bLen characters of b, bounded: returns max+1 as
+ * soon as the distance must exceed max.
+ */
+function distance(a: string, b: string, bLen: number, max: number): number {
+  if (Math.abs(a.length - bLen) > max) return max + 1
+  if (rows[0].length <= bLen) rows = [new Int32Array(bLen * 2), new Int32Array(bLen * 2)]
+  let [prev, cur] = rows
+  for (let j = 0; j <= bLen; j++) prev[j] = j
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i]
+    const c = a.charCodeAt(i - 1)
+    cur[0] = i
     let rowMin = i
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-      cur.push(v)
+    for (let j = 1; j <= bLen; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (c === b.charCodeAt(j - 1) ? 0 : 1))
+      cur[j] = v
       if (v < rowMin) rowMin = v
     }
     if (rowMin > max) return max + 1
+    const done = prev
     prev = cur
+    cur = done
   }
-  return prev[b.length]!
+  return prev[bLen]!
 }
 
 /**
@@ -115,7 +126,8 @@ export class CatalogIndex {
     const max = Math.max(2, Math.floor(key.length / 3))
     const best = new Map<string, number>()
     for (const [k, e] of this.prefixKeys) {
-      const d = distance(key, k.slice(0, Math.max(key.length, Math.min(k.length, key.length + 2))), max)
+      // Against the start of the key: at most two characters longer than the query.
+      const d = distance(key, k, Math.min(k.length, key.length + 2), max)
       if (d <= max && d < (best.get(e.name) ?? Infinity)) best.set(e.name, d)
     }
     return [...best]
