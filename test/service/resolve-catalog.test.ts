@@ -116,6 +116,18 @@ describe('catalog index: suggestions', () => {
     expect(ix.suggestions('QQQQ')).toEqual([])
   })
 
+  it('keys longer than the distance rows first made for (64) are measured in full, and short ones after them still are', () => {
+    const long = part(`LONG${'A'.repeat(76)}`)
+    const lix = new CatalogIndex({ entities: [long, part('LONGB')], targets: [], gaps: [] })
+    // One substitution (the last A → B) within floor(80 / 3) = 26; LONGB, 75 shorter, is far past it.
+    expect(lix.suggestions(`LONG${'A'.repeat(75)}B`)).toEqual([{ name: long.name, distance: 1 }])
+    // LONGC → LONGB: one substitution; the long key's start LONGAAA (length 5 + 2) is 3 edits away, past the limit 2.
+    expect(lix.suggestions('LONGC')).toEqual([{ name: 'LONGB', distance: 1 }])
+    // LONGAAAAC against LONGAAAAAAA (9 + 2): C → A and two insertions, 3 = floor(9 / 3); LONGB is 4 shorter.
+    expect(lix.suggestions('LONGAAAAC')).toEqual([{ name: long.name, distance: 3 }])
+    expect(ix.suggestions('ACME2Q').map((x) => x.name)).toEqual(['ACME2', 'ACME2X', 'ACME2Y', 'ACME10'])
+  })
+
   it('the smallest distance over an entity’s keys is the one reported', () => {
     // NRF9XXA: to NRF99 (its first 7 chars are all of it) 3 edits; to NRF99XXAA's first 9 chars, 2.
     expect(ix.suggestions('NRF9XXA')).toEqual([{ name: 'nRF99', distance: 2 }])
