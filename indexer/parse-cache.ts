@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { versions } from 'node:process'
-import type { CatalogPart, DocumentTarget, ParseProblem } from '../src/model/fact.js'
+import type { CatalogPart, DocumentTarget, ParseProblem, PartNumber } from '../src/model/fact.js'
 import type { ArtifactRef } from './inventory.js'
 import { writing } from './inventory.js'
 import type { ShardInfo } from './shard.js'
@@ -20,6 +20,7 @@ const FORMAT = 'hwfacts-parse-cache/3'
 export interface UnitSummary {
   targets: DocumentTarget[]
   parts: CatalogPart[]
+  partNumbers?: PartNumber[]
   problems: ParseProblem[]
   shard?: ShardInfo
 }

@@ -68,7 +68,7 @@ export function parseUnit(unit: ParseUnit, dataRoot: string): UnitSummary {
   const { facts, problems } = ownFacts(r)
   // No second reference to the drafts: encodeInOrder releases each once it is encoded.
   r.facts = []
-  const summary: UnitSummary = { targets: r.targets, parts: r.parts, problems: [...r.problems, ...problems] }
+  const summary: UnitSummary = { targets: r.targets, parts: r.parts, ...(r.partNumbers?.length ? { partNumbers: r.partNumbers } : {}), problems: [...r.problems, ...problems] }
   if (facts.length > 0) {
     const tmp = shardTmpPath(dataRoot, unit.key)
     try {

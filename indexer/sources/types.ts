@@ -1,4 +1,4 @@
-import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem } from '../../src/model/fact.js'
+import type { CatalogPart, DocumentTarget, FactDraft, ParseProblem, PartNumber } from '../../src/model/fact.js'
 import type { SourceMeta } from '../../src/model/source.js'
 
 /** One inventory record (`sources.json`), with its bytes already verified against `sha256`. */
@@ -9,7 +9,10 @@ export interface LoadedArtifact extends SourceMeta {
 export interface AdapterResult {
   targets: DocumentTarget[]
   facts: FactDraft[]
+  /** STM32 selector parts of the ST pin data. */
   parts: CatalogPart[]
+  /** Part numbers other sources name (see PartNumber). */
+  partNumbers?: PartNumber[]
   problems: ParseProblem[]
 }
 

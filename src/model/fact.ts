@@ -101,6 +101,39 @@ export interface CatalogPart {
   sourcePath: string
 }
 
+/**
+ * A part number a source names, with what that source says about it: a probe-rs variant
+ * (`nRF52840_xxAA`), a modm identifier (`atsamd21g18a-au`), an stm32-data chip or package
+ * (`STM32F407VG`, `STM32F407VGTx`), an NXP feature header's `CPU_` macro (`MKL25Z128VLK4`).
+ * The catalog makes each a resolvable part and links it to the register map, pin data and errata
+ * that describe it by the rules of indexer/curation, each with its reason.
+ */
+export interface PartNumber {
+  /** As the source spells it. */
+  name: string
+  /** Vendor as the source names it (probe-rs `manufacturer`, the file's publisher, …). */
+  vendor: string
+  /**
+   * The device the source says the part is one of, when it says so: the NXP feature header's
+   * device (`MKL25Z4` for `CPU_MKL25Z128VLK4`). A register map or errata target of that device
+   * name describes the part.
+   */
+  device?: string
+  /** Family or series as the source names it (`nRF52 Series`, `STM32F4`). */
+  family?: string
+  /** Package names or codes the source gives for this part (`LQFP100`, `au`). */
+  packages?: string[]
+  core?: string
+  flashKb?: number
+  ramKb?: number
+  /** DocumentTarget.key of this source's own target with the part's facts, when it has one. */
+  target?: string
+  sourceSha256: string
+  sourcePath: string
+  /** 1-based line of the source where the part is named. */
+  line: number
+}
+
 export interface ParseProblem {
   file: string
   line?: number
