@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import type { CatalogPart, DocumentTarget, ParseProblem, Topic } from '../src/model/fact.js'
+import type { CatalogPart, DocumentTarget, ParseProblem, PartNumber, Topic } from '../src/model/fact.js'
 import type { ReleaseCatalog } from '../src/model/catalog.js'
 import { DataDir } from '../src/store/layout.js'
 import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, TOP_SCHEMA } from '../src/store/sqlite/schema.js'
@@ -10,6 +10,7 @@ import type { FileDigest, ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog } from './curation/catalog.js'
 import { loadCuration } from './curation/curation.js'
 import { catalogTargets, checkReach } from './curation/reach.js'
+import { loadVendors } from './curation/vendors.js'
 import { INDEXER_FORMAT } from './encode.js'
 import { fileSha256, readInventory, verifyArtifacts, writing } from './inventory.js'
 import { cachedShard, pruneCache } from './parse-cache.js'
@@ -46,6 +47,22 @@ interface ReleaseRange extends ShardRange {
   shard: number
 }
 
+/**
+ * Parts of a release: the catalog's leaves (entities that stand for no others: selector parts,
+ * and devices that are parts), in all and per vendor.
+ */
+function partCounts(catalog: ReleaseCatalog): { parts: number; partsByVendor: Record<string, number> } {
+  const partsByVendor: Record<string, number> = {}
+  let parts = 0
+  for (const e of catalog.entities) {
+    if (e.members || e.kind === 'refname') continue
+    parts++
+    const v = e.vendor ?? 'unknown'
+    partsByVendor[v] = (partsByVendor[v] ?? 0) + 1
+  }
+  return { parts, partsByVendor: Object.fromEntries(Object.entries(partsByVendor).sort(([a], [b]) => (a < b ? -1 : 1))) }
+}
+
 /** A shard in a hard link's stead where no link can be made (another file system, no link support). */
 function linkOrCopy(from: string, to: string): void {
   try {
@@ -77,6 +94,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   const progress = opts.onProgress ?? (() => {})
   // Read first: a bad curation file stops the build before any work.
   const { curation, raw: curationRaw } = loadCuration(opts.inventory, opts.curation)
+  const { vendors, raw: vendorsRaw } = loadVendors()
   const data = new DataDir(opts.dataDir)
   const inv = readInventory(opts.inventory)
   let loaded = 0
@@ -92,6 +110,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   // The catalog's input (small: no facts), in unit order.
   const targets: DocumentTarget[] = []
   const parts: CatalogPart[] = []
+  const partNumbers: PartNumber[] = []
   const problems: ParseProblem[] = []
   // Checks across units: a target key two units give keeps the first unit's target, parts and
   // facts (e.g. one RefName in two STM32 files of two runs); a problem two units report about an
@@ -116,6 +135,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       } else targets.push(x)
     }
     for (const x of s.parts) if (!dropped.has(`${unit} ${x.target}`)) parts.push(x)
+    for (const x of s.partNumbers ?? []) partNumbers.push(x)
   })
   for (const x of unclaimed) report(x)
 
@@ -163,7 +183,8 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     // Every statement so far has committed (journal off: each commit writes its pages to the file).
     const written = fileSha256(dbPath).sha256
 
-    const built = buildCatalog({ targets: catalogTargets(artifacts, targets, problems, counts), parts }, curation)
+    const publishers = new Map(artifacts.map((a) => [a.path, a.publisher] as const))
+    const built = buildCatalog({ targets: catalogTargets(artifacts, targets, problems, counts), parts, partNumbers, publishers }, curation, vendors)
     const catalog: ReleaseCatalog = built.catalog
     const reach = checkReach(catalog)
     for (const p of reach.problems) problems.push(p)
@@ -185,7 +206,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
         ...(a.upstream ? { upstream: a.upstream } : {}),
         archivePath: data.archiveRel(a.sha256)
       })),
-      counts: { facts: factCount, parts: parts.length, targets: targets.length, byTopic },
+      counts: { facts: factCount, ...partCounts(catalog), targets: targets.length, byTopic },
       problems,
       coverageNotes: built.notes
     }
@@ -199,6 +220,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       .update(shards.map((s) => `${s.sha256}\n`).join(''))
       .update(catalogJson)
       .update(curationRaw)
+      .update(vendorsRaw)
       .update(JSON.stringify(content))
       .digest('hex')
       .slice(0, 16)

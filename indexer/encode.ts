@@ -34,7 +34,8 @@ export interface EncodedFact {
 /** Stable across releases: the same fact of the same target keeps its id. */
 function factId(f: FactDraft): string {
   // One-shot: no Hash object per fact.
-  return hash('sha256', `${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}`, 'hex').slice(0, 20)
+  // A disagreeing source's own fact (scope.source) is told apart from the other sources' by it.
+  return hash('sha256', `${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}${f.scope.source ? `\0${f.scope.source}` : ''}`, 'hex').slice(0, 20)
 }
 
 /** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
@@ -48,7 +49,7 @@ function revisionTokens(f: FactDraft): string | null {
 
 export function encodeFact(f: FactDraft): EncodedFact {
   const id = factId(f)
-  const body = JSON.stringify({ id, topic: f.topic, name: f.name, value: f.value, scope: f.scope, evidence: f.evidence })
+  const body = JSON.stringify({ id, topic: f.topic, name: f.name, value: f.value, scope: f.scope, evidence: f.evidence, ...(f.agreement ? { agreement: f.agreement } : {}) })
   return {
     target: f.target,
     topic: f.topic,

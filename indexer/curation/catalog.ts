@@ -1,13 +1,18 @@
-import type { CatalogPart, DocumentTarget, Topic } from '../../src/model/fact.js'
+import type { CatalogPart, DocumentTarget, PartNumber, Topic } from '../../src/model/fact.js'
 import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
 import { normalizeKey } from '../../src/model/text.js'
 import type { Curation } from './curation.js'
-import { coreOf, deviceOrdering, displayName, namesItsSeries, stOrdering, SVD_COVERS_REASON, svdCovers, vendorOf, type OrderingRule } from './rules.js'
+import { coreOf, displayName, fileAlias, namesItsSeries, SVD_COVERS_REASON, svdCovers } from './rules.js'
+import { orderingOf, vendorNamed, type OrderingRule, type Vendor } from './vendors.js'
 
 export interface CatalogInput {
   /** Every target of the release, in the store's order (see catalogTargets), including failed ones. */
   targets: TargetSummary[]
   parts: CatalogPart[]
+  /** Part numbers the other sources name, in unit order. */
+  partNumbers?: PartNumber[]
+  /** Publisher of each source path (the inventory's), for targets whose source names no vendor. */
+  publishers?: ReadonlyMap<string, string>
 }
 
 /** An entity while the catalog is derived: targets and members as sets, reasons collected per rule. */
@@ -22,6 +27,9 @@ interface Draft {
   reasons: string[]
   attrs: Partial<Pick<CatalogEntity, 'package' | 'family' | 'line' | 'core' | 'vendor' | 'flashKb' | 'ramKb' | 'maxFrequencyMhz'>>
   ordering?: OrderingRule
+  /** Package codes the sources give for this part (modm identifiers, …), for its vendor's ordering rule. */
+  packages: Set<string>
+  vendorRule?: Vendor
 }
 
 /** `STM32L4x6*`-style pattern (only a trailing `*`) over normalized keys. */
@@ -35,16 +43,18 @@ function matchesPattern(pattern: string, name: string): boolean {
  * reasons (see rules.ts), then applies the curation. Every name maps to targets the release has;
  * where a rule maps one part to several targets of a topic, all are kept and the topic is ambiguous.
  */
-export function buildCatalog(input: CatalogInput, curation: Curation): { catalog: ReleaseCatalog; notes: string[] } {
+export function buildCatalog(input: CatalogInput, curation: Curation, vendors: readonly Vendor[]): { catalog: ReleaseCatalog; notes: string[] } {
   const notes: string[] = []
   const drafts = new Map<string, Draft>()
+  const vendorOf = (t: Pick<DocumentTarget, 'identity' | 'sourcePath'>) => vendorNamed(vendors, t.identity?.vendor, input.publishers?.get(t.sourcePath))
+  const byKey = new Map(input.targets.map((t) => [t.key, t] as const))
 
   /** The entity named `name`, created on first use: one entity per name, whichever source names it first. */
   const entity = (name: string, kind: CatalogEntity['kind'], reason: string): Draft => {
     const nameKey = normalizeKey(name)
     let d = drafts.get(nameKey)
     if (!d) {
-      d = { name, kind, nameKey, aliasKeys: new Map(), targets: new Map(), members: new Set(), reasons: [], attrs: {} }
+      d = { name, kind, nameKey, aliasKeys: new Map(), targets: new Map(), members: new Set(), reasons: [], attrs: {}, packages: new Set() }
       drafts.set(nameKey, d)
     }
     if (!d.reasons.includes(reason)) d.reasons.push(reason)
@@ -56,6 +66,107 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     d.targets.set(topic, set)
   }
 
+  /** Build variants (`AA` of `NRF52840_XXAA`) of the errata targets a part has. */
+  const variantsOf = (d: Draft) =>
+    [...(d.targets.get('errata') ?? [])].flatMap((k) => byKey.get(k)?.identity?.variants ?? []).map((v) => /_XX([A-Z]{2})$/.exec(v)?.[1]).filter((x): x is string => x !== undefined)
+  const orderingFor = (d: Draft) =>
+    !d.vendorRule || (d.kind === 'device' && coreOf(d.name)) ? undefined : orderingOf(d.vendorRule, d.name, d.kind, { packages: [...d.packages].sort(), variants: [...new Set(variantsOf(d))].sort() })
+  const setOrdering = (d: Draft) => {
+    if (!d.ordering) d.ordering = orderingFor(d)
+  }
+
+  /**
+   * The part a part number is: the entity of that name or another name of it; else the one part
+   * whose vendor rule accepts it as an ordering code (several: it stays ambiguous, and no part of
+   * its own); else a new part, linked to the register map and errata of the device its source
+   * names, or to the SVD whose device name covers it.
+   */
+  function addPartNumbers(list: readonly PartNumber[]): void {
+    const aliasOf = new Map<string, Draft>()
+    for (const d of drafts.values()) for (const k of d.aliasKeys.keys()) if (!drafts.has(k)) aliasOf.set(k, d)
+    const stems = new Map<string, Array<{ d: Draft; suffix: RegExp }>>()
+    // The rules as they stand before these part numbers add packages to them.
+    const rules = new Map<Draft, OrderingRule>()
+    for (const d of drafts.values()) {
+      const o = orderingFor(d)
+      if (!o) continue
+      rules.set(d, o)
+      stems.set(o.stem, [...(stems.get(o.stem) ?? []), { d, suffix: new RegExp(`^(?:${o.suffix})$`) }])
+    }
+    const stemLengths = [...new Set([...stems.keys()].map((k) => k.length))]
+    const owners = (key: string) => {
+      const out = new Set<Draft>()
+      for (const len of stemLengths) if (len < key.length) for (const r of stems.get(key.slice(0, len)) ?? []) if (r.suffix.test(key.slice(len))) out.add(r.d)
+      return [...out]
+    }
+    const byFile = new Map<string, Draft[]>()
+    for (const pn of list) {
+      const key = normalizeKey(pn.name)
+      const vendor = vendorNamed(vendors, pn.vendor)
+      const said = `part number ${pn.name} of ${pn.sourcePath} line ${pn.line}`
+      let d = drafts.get(key) ?? aliasOf.get(key)
+      if (d) {
+        if (!d.reasons.includes(said)) d.reasons.push(said)
+      } else {
+        const by = owners(key)
+        if (by.length === 1) {
+          d = by[0]!
+          d.aliasKeys.set(key, pn.name)
+          d.reasons.push(`${said}: an ordering code of ${d.name} by the ${rules.get(d)!.reason.split(':')[0]} rule`)
+        } else if (by.length > 1) {
+          notes.push(`${said}: an ordering code of ${by.map((x) => x.name).join(' and ')} by their vendors' rules; it resolves to neither alone`)
+          continue
+        } else d = entity(pn.name, 'selector-part', said)
+      }
+      for (const p of pn.packages ?? []) d.packages.add(p)
+      d.vendorRule ??= vendor
+      d.attrs.vendor ??= vendor?.name ?? pn.vendor
+      if (pn.family) d.attrs.family ??= pn.family
+      if (pn.core) d.attrs.core ??= pn.core
+      if (pn.flashKb !== undefined) d.attrs.flashKb ??= pn.flashKb
+      if (pn.ramKb !== undefined) d.attrs.ramKb ??= pn.ramKb
+      if (pn.packages?.length === 1 && d.kind === 'selector-part') d.attrs.package ??= pn.packages[0]
+      if (pn.target && byKey.has(pn.target)) for (const topic of byKey.get(pn.target)!.topics) addTarget(d, topic, pn.target)
+      if (pn.device) {
+        const ts = devices.get(normalizeKey(pn.device)) ?? []
+        for (const t of ts) for (const topic of t.topics) if (!t.failure) addTarget(d, topic, t.key)
+        if (ts.length > 0) d.reasons.push(`${pn.sourcePath} names it a part of device ${pn.device}, whose ${ts.map((t) => `${t.topics.join('/')} source ${t.sourcePath}`).join(' and ')} describe${ts.length === 1 ? 's' : ''} it`)
+      }
+      if (!d.targets.has('registers')) coverBySvd(d, pn.name)
+      byFile.set(pn.sourcePath, [...(byFile.get(pn.sourcePath) ?? []), d])
+    }
+    // Within one source, a part whose name starts another's stands for it (a chip for its packages).
+    for (const [file, ds] of byFile) {
+      const uniq = [...new Set(ds)]
+      for (const g of uniq)
+        for (const m of uniq)
+          if (m !== g && m.nameKey.length > g.nameKey.length && m.nameKey.startsWith(g.nameKey) && !m.members.has(g.name)) {
+            if (g.members.size === 0) g.reasons.push(`${file} names it with its packages' parts, which it stands for`)
+            g.members.add(m.name)
+          }
+    }
+  }
+
+  /** The most specific SVDs whose device name covers a part name (fewest wildcards); equally specific ones are all kept. */
+  function coverBySvd(d: Draft, partName: string): DocumentTarget[] {
+    let best = Infinity
+    let chosen: DocumentTarget[] = []
+    for (const t of svds) {
+      if (!svdEntity.has(t.key)) continue
+      const w = svdCovers(t.device, partName)
+      if (w < 0 || w > best) continue
+      if (w < best) chosen = []
+      best = w
+      chosen.push(t)
+    }
+    for (const t of chosen) {
+      addTarget(d, 'registers', t.key)
+      d.reasons.push(SVD_COVERS_REASON(t.device, partName, d.attrs.line, best) + (chosen.length > 1 ? ` (as do ${chosen.filter((c) => c !== t).map((c) => c.device).join(', ')}: the topic is ambiguous)` : ''))
+      svdEntity.get(t.key)!.members.add(d.name)
+    }
+    return chosen
+  }
+
   // Selector parts and RefNames: the STM32 pin data names them.
   const byRef = new Map<string, CatalogPart[]>()
   for (const p of input.parts) {
@@ -63,8 +174,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     addTarget(d, 'pins', p.target)
     addTarget(d, 'electrical', p.target)
     d.attrs = { package: p.package, family: p.family, line: p.line, core: p.core, flashKb: p.flashKb, ramKb: p.ramKb, ...(p.maxFrequencyMhz !== undefined ? { maxFrequencyMhz: p.maxFrequencyMhz } : {}), vendor: 'STMicroelectronics' }
-    const o = stOrdering(p.name)
-    if (o) d.ordering = o
+    d.vendorRule = vendorNamed(vendors, 'STMicroelectronics', input.publishers?.get(p.sourcePath))
     const list = byRef.get(p.refName) ?? []
     list.push(p)
     byRef.set(p.refName, list)
@@ -91,50 +201,71 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
   // SVD devices: each by its own <name>; selector parts it covers by the wildcard rule.
   const svds = input.targets.filter((t) => t.topics.includes('registers'))
   const svdEntity = new Map<string, Draft>()
+  const aliased = new Set(curation.aliases.map((a) => normalizeKey(a.device)))
   for (const t of svds) {
     const vendor = vendorOf(t)
-    if (namesItsSeries(t)) {
-      notes.push(`${t.sourcePath}: SVD device ${t.device} is named like its series (${t.identity!.series}), so it is no part name of its own; a curation alias says which part it describes`)
+    const series = namesItsSeries(t)
+    if (series && aliased.has(normalizeKey(t.device))) {
+      notes.push(`${t.sourcePath}: SVD device ${t.device} is named like its series (${t.identity!.series}); a curation alias says which part it describes, so the series name is no part name of its own`)
       continue
     }
-    const name = displayName(t.device, vendor)
-    const d = entity(name, 'device', `SVD device ${t.device} (${t.sourcePath})`)
+    const name = displayName(t.device, vendor?.id)
+    const d = entity(
+      name,
+      'device',
+      `SVD device ${t.device} (${t.sourcePath})` +
+        (name !== t.device && /_registers$/i.test(t.device) ? `: the file names its device ${t.device}, the register file of ${name}` : '') +
+        (series ? `: named like its series, it is the register map the publisher gives for the series ${t.identity!.series}` : '')
+    )
     addTarget(d, 'registers', t.key)
-    if (t.identity?.vendor) d.attrs.vendor ??= t.identity.vendor
+    d.attrs.vendor ??= vendor?.name ?? t.identity?.vendor
+    d.vendorRule ??= vendor
     if (t.identity?.cpu) d.attrs.core ??= t.identity.cpu
     svdEntity.set(t.key, d)
+    const file = fileAlias(t)
+    if (file) d.aliasKeys.set(normalizeKey(file), file)
   }
-  const partDrafts = input.parts.map((p) => drafts.get(normalizeKey(p.name))!)
-  input.parts.forEach((p, i) => {
-    // The most specific SVD names wins (fewest wildcards); equally specific ones are all kept.
-    let best = Infinity
-    let chosen: DocumentTarget[] = []
-    for (const t of svds) {
-      if (!svdEntity.has(t.key)) continue
-      const w = svdCovers(t.device, p.name)
-      if (w < 0 || w > best) continue
-      if (w < best) chosen = []
-      best = w
-      chosen.push(t)
-    }
-    const d = partDrafts[i]!
-    for (const t of chosen) {
-      addTarget(d, 'registers', t.key)
-      d.reasons.push(SVD_COVERS_REASON(t.device, p.name, p.line, best) + (chosen.length > 1 ? ` (as do ${chosen.filter((c) => c !== t).map((c) => c.device).join(', ')}: the topic is ambiguous)` : ''))
-      svdEntity.get(t.key)!.members.add(p.name)
-      const ref = drafts.get(normalizeKey(p.refName))
-      if (ref && ref !== d) addTarget(ref, 'registers', t.key)
-    }
-  })
+  const uncovered: CatalogPart[] = []
+  for (const p of input.parts) {
+    const d = drafts.get(normalizeKey(p.name))!
+    const chosen = coverBySvd(d, p.name)
+    if (chosen.length === 0) uncovered.push(p)
+    const ref = drafts.get(normalizeKey(p.refName))
+    if (ref && ref !== d) for (const t of chosen) addTarget(ref, 'registers', t.key)
+  }
+  // A part no SVD names takes the register map of its product line's other parts, when they all
+  // have the same one (ST's STM32F107 SVD for the STM32F105/107 line), and says whose it is.
+  const lineMaps = new Map<string, Set<string>>()
+  for (const p of input.parts) {
+    const ts = drafts.get(normalizeKey(p.name))!.targets.get('registers')
+    if (!ts || !p.line) continue
+    const set = lineMaps.get(p.line) ?? new Set<string>()
+    for (const k of ts) set.add(k)
+    lineMaps.set(p.line, set)
+  }
+  for (const p of uncovered) {
+    const keys = lineMaps.get(p.line)
+    if (keys?.size !== 1) continue
+    const key = [...keys][0]!
+    const t = byKey.get(key)!
+    const d = drafts.get(normalizeKey(p.name))!
+    addTarget(d, 'registers', key)
+    d.reasons.push(`no SVD device name covers ${p.name}; SVD device ${t.device} (${t.sourcePath}) is the register map of every other part of its product line ${p.line} (ST's pin data), so it is this part's: a sibling's register map`)
+    const ref = drafts.get(normalizeKey(p.refName))
+    if (ref && ref !== d) addTarget(ref, 'registers', key)
+  }
 
   // Errata: each model of the MDK headers by its name, its build variants as other names.
   for (const t of input.targets) {
     if (!t.topics.includes('errata')) continue
-    const d = entity(displayName(t.device, 'nordic'), 'device', `errata device ${t.device} (${t.sourcePath})`)
+    const vendor = vendorOf(t)
+    const d = entity(displayName(t.device, vendor?.id), 'device', `errata device ${t.device} (${t.sourcePath})`)
     addTarget(d, 'errata', t.key)
-    d.attrs.vendor ??= t.identity?.vendor
+    d.attrs.vendor ??= vendor?.name ?? t.identity?.vendor
+    d.vendorRule ??= vendor
     for (const v of t.identity?.variants ?? []) d.aliasKeys.set(normalizeKey(v), v)
   }
+
 
   // Multi-core devices: the chip name (the device name without its core suffix) groups its cores.
   for (const d of [...drafts.values()]) {
@@ -145,28 +276,24 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     chip.members.add(d.name)
     for (const m of d.members) chip.members.add(m)
     chip.attrs.vendor ??= d.attrs.vendor
+    chip.vendorRule ??= d.vendorRule
     const own = chip.targets.size > 0 ? ` ${chip.name} names its main core's source itself;` : ''
     chip.reasons.push(`${d.name} is the ${c.core} core of ${chip.name}:${own} a topic that several cores give is ambiguous between them`)
   }
 
-  // Ordering codes, by the vendor's rule, for devices that are parts (not one core of a part).
-  const byKey = new Map(input.targets.map((t) => [t.key, t] as const))
-  const variantsOf = (d: Draft) => [...(d.targets.get('errata') ?? [])].flatMap((k) => byKey.get(k)?.identity?.variants ?? [])
-  for (const d of drafts.values()) {
-    if (d.kind !== 'device' || d.ordering || coreOf(d.name)) continue
-    const first = [...d.targets.values()].flatMap((s) => [...s])[0]
-    const t = first !== undefined ? byKey.get(first) : undefined
-    const vendor = t ? vendorOf(t) : d.attrs.vendor ? vendorOf({ key: '', identity: { vendor: d.attrs.vendor } }) : 'other'
-    const o = deviceOrdering(d.name, vendor, variantsOf(d))
-    if (o) d.ordering = o
-  }
-
-  // Curation: aliases first (they may create parts), then overrides.
+  // Part numbers the other sources name: each joins the part it is (its own name, another name of
+  // it, or an ordering code of it by the vendor's rule), or becomes a part of its own.
   const devices = new Map<string, TargetSummary[]>()
   for (const t of input.targets) {
     const k = normalizeKey(t.device)
     devices.set(k, [...(devices.get(k) ?? []), t])
   }
+  addPartNumbers(input.partNumbers ?? [])
+
+  // Ordering codes, by the vendor's rule, for parts and devices (not one core of a part).
+  for (const d of drafts.values()) setOrdering(d)
+
+  // Curation: aliases first (they may create parts), then overrides.
   for (const a of curation.aliases) {
     const ts = (devices.get(normalizeKey(a.device)) ?? []).filter((t) => !a.topics || t.topics.some((x) => a.topics!.includes(x)))
     if (ts.length === 0) {
@@ -175,10 +302,8 @@ export function buildCatalog(input: CatalogInput, curation: Curation): { catalog
     }
     const d = entity(a.name, 'device', `curation: ${a.reason}`)
     for (const t of ts) for (const topic of t.topics) if (!a.topics || a.topics.includes(topic)) addTarget(d, topic, t.key)
-    if (!d.ordering) {
-      const o = deviceOrdering(d.name, vendorOf(ts[0]!), variantsOf(d))
-      if (o) d.ordering = o
-    }
+    d.vendorRule ??= vendorOf(ts[0]!)
+    setOrdering(d)
   }
   for (const o of curation.overrides) {
     const ts = o.device === null ? [] : (devices.get(normalizeKey(o.device)) ?? []).filter((t) => t.topics.includes(o.topic))

@@ -26,7 +26,7 @@ export function catalogTargets(
 ): TargetSummary[] {
   const byFile = new Map<string, ParseProblem[]>()
   for (const p of problems) byFile.set(p.file, [...(byFile.get(p.file) ?? []), p])
-  const withTarget = new Set(targets.map((t) => t.sourcePath))
+  const withTarget = new Set(targets.flatMap((t) => (t.sources ?? [t]).map((x) => x.sourcePath)))
   // Real targets in key order (the facts' canonical order), then failed targets, which have no facts.
   const out: TargetSummary[] = [...targets].sort((a, b) => (a.key < b.key ? -1 : 1)).map((t) => {
     const ps = byFile.get(t.sourcePath)

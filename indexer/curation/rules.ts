@@ -43,25 +43,26 @@ export const SVD_COVERS_REASON = (device: string, part: string, line: string | u
   (coreOf(device) ? `${device} without its core suffix is ${coreOf(device)!.chip}, ` : '') +
   (wild > 0 ? 'each lowercase x in the SVD device name stands for one character of the part name' : 'the part name starts with the SVD device name')
 
-type Vendor = 'st' | 'nordic' | 'microchip' | 'silabs' | 'nxp' | 'espressif' | 'other'
-
-export function vendorOf(t: Pick<DocumentTarget, 'identity' | 'key'>): Vendor {
-  const v = t.identity?.vendor ?? ''
-  if (/STMicro/i.test(v) || t.key.startsWith('stm32:')) return 'st'
-  if (/Nordic/i.test(v)) return 'nordic'
-  if (/Microchip|Atmel/i.test(v)) return 'microchip'
-  if (/Silicon Lab/i.test(v)) return 'silabs'
-  if (/NXP/i.test(v)) return 'nxp'
-  if (/Espressif/i.test(v)) return 'espressif'
-  return 'other'
+/**
+ * Display name of a device: as its source writes it, except Nordic's, which the SVDs write in
+ * lower case (`nrf52840`) and the MDK in upper case (`NRF52840`): Nordic writes its parts `nRF52840`;
+ * and a register file named `<family>_registers` (Nuvoton's `NUC1xx_registers`) names `<family>`.
+ * `vendor` is a vendor id of vendors.json.
+ */
+export function displayName(device: string, vendor: string | undefined): string {
+  if (vendor === 'nordic' && /^nrf/i.test(device)) return 'nRF' + device.slice(3).toUpperCase()
+  return device.replace(/_registers$/i, '')
 }
 
 /**
- * Display name of a device: as its source writes it, except Nordic's, which the SVDs write in
- * lower case (`nrf52840`) and the MDK in upper case (`NRF52840`): Nordic writes its parts `nRF52840`.
+ * The name an SVD's file gives its device when the device's own name is not a part name but a
+ * generator's (`fu740.svd` holds `sifive_hifive_unmatched_a00`): the file name, when the device
+ * name does not contain it and it has a digit. Otherwise none.
  */
-export function displayName(device: string, vendor: Vendor): string {
-  return vendor === 'nordic' && /^nrf/i.test(device) ? 'nRF' + device.slice(3).toUpperCase() : device
+export function fileAlias(t: Pick<DocumentTarget, 'device' | 'sourcePath'>): string | undefined {
+  const base = (t.sourcePath.split('/').pop() ?? '').replace(/\.(svd|xml)$/i, '')
+  const key = normalizeKey(base)
+  return /[0-9]/.test(base) && key.length >= 4 && !normalizeKey(t.device).includes(key) && !key.includes(normalizeKey(t.device).replace(/REGISTERS$/, '')) ? base : undefined
 }
 
 /**
@@ -70,70 +71,4 @@ export function displayName(device: string, vendor: Vendor): string {
  */
 export function namesItsSeries(t: DocumentTarget): boolean {
   return t.identity?.series !== undefined && normalizeKey(t.identity.series) === normalizeKey(t.device)
-}
-
-export interface OrderingRule {
-  stem: string
-  suffix: string
-  reason: string
-}
-
-/** ST: selector part `STM32F407VGTx` → `STM32F407VGT6`, `…T7`, `…T6TR`; a tail after the x stays (`…TxN` → `…T6N`). */
-export function stOrdering(part: string): OrderingRule | undefined {
-  const i = part.lastIndexOf('x')
-  if (i <= 5) return undefined
-  const tail = normalizeKey(part.slice(i + 1))
-  return {
-    stem: normalizeKey(part.slice(0, i)),
-    suffix: `[0-9]${tail}(?:TR)?`,
-    reason: `ST ordering code: the selector part ${part} with its temperature-range digit in place of the x${tail ? `, then ${tail}` : ''}, optionally TR (tape and reel)`
-  }
-}
-
-/**
- * Ordering codes of devices named by an SVD or an errata header, per vendor. The stem is the
- * device name; the suffix what the vendor's ordering information appends to it.
- */
-export function deviceOrdering(name: string, vendor: Vendor, variants?: string[]): OrderingRule | undefined {
-  const stem = normalizeKey(name)
-  switch (vendor) {
-    case 'microchip':
-      return {
-        stem,
-        suffix: '[A-Z][A-Z]T?',
-        reason: `Microchip SAM ordering code: ${name}, '-', package letter, temperature-range letter, optionally T (tape and reel), e.g. ${name}-AU`
-      }
-    case 'nordic': {
-      // The two letters after the package code are the build variant the MDK names NRFxxxxx_XX<vv>.
-      const vv = [...new Set((variants ?? []).map((v) => /_XX([A-Z]{2})$/.exec(v)?.[1]).filter((x): x is string => x !== undefined))]
-      return {
-        stem,
-        suffix: `[A-Z]{2}${vv.length > 0 ? `(?:${vv.join('|')})` : '[A-Z]{2}'}(?:R7?)?`,
-        reason:
-          `Nordic ordering code: ${displayName(name, vendor)}, '-', two-letter package code, two-letter variant` +
-          (vv.length > 0 ? ` (${vv.join(', ')}: the MDK's ${variants!.join(', ')})` : '') +
-          `, optionally -R or -R7 (reel), e.g. ${displayName(name, vendor)}-QI${vv[0] ?? 'AA'}`
-      }
-    }
-    case 'silabs':
-      return {
-        stem,
-        suffix: '(?:[GIN][A-Z]?(?:QFN|QFP|TQFP|BGA|CSP|WLCSP)[0-9]{2,3}|[A-D])?R?',
-        reason: `Silicon Labs ordering code: ${name}, then temperature grade, revision and package (e.g. G-E-QFN64), or a revision letter, optionally R (reel)`
-      }
-    case 'nxp':
-      return {
-        stem,
-        suffix: '(?:M[0-9]{3})?[JVC](?:[0-9]{3})?[A-Z]{2,3}[0-9]{0,3}R?',
-        reason: `NXP ordering code: ${name}, optional Mnnn option code, temperature letter (J, V, C), optional flash size, package code (e.g. BD64, VLH), optionally R (reel)`
-      }
-    case 'espressif':
-      return {
-        stem,
-        suffix: '(?:F[NH][0-9]{1,2}|R[0-9]{1,2}V?|FN[0-9]R[0-9]|D0WD(?:Q6)?(?:V3)?|D0WDR2V3|S0WD|U4WDH)',
-        reason: `Espressif chip ordering code: ${name} followed by its in-package flash (FN4, FH4) or PSRAM (R8) code, e.g. ${name}FH4`
-      }
-    default:
-      return undefined
-  }
 }

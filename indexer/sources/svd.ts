@@ -21,6 +21,8 @@ import {
   type Props
 } from './svd/model.js'
 import { SvdResolver } from './svd/resolve.js'
+import { mergeSources } from './merge.js'
+import { normalizeKey } from '../../src/model/text.js'
 
 /**
  * CMSIS-SVD → `registers` facts. The XML tree is read once into small per-element nodes;
@@ -341,18 +343,45 @@ export function parseSvd(artifact: LoadedArtifact, stats?: SvdStats): AdapterRes
   return result
 }
 
+/**
+ * The device an SVD names (its first `<name>`, the device's), read cheaply for grouping: files of
+ * one device are one unit, so that unit can check them against each other.
+ */
+function deviceNameOf(a: LoadedArtifact): string {
+  const head = a.content.subarray(0, 16384).toString('utf8')
+  const m = /<device\b[^>]*>[\s\S]*?<name>\s*([^<]*?)\s*<\/name>/.exec(head)
+  return m ? normalizeKey(m[1]!) : `\0${a.path}`
+}
+
 export const svdAdapter: SourceAdapter = {
   name: 'cmsis-svd',
   // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
-  version: '2',
+  // 3: files naming one device are one target with several sources (see merge.ts).
+  version: '3',
   kinds: ['cmsis-svd'],
-  // Each file is a device of its own.
-  units: (artifacts) => artifacts.map((a) => [a]),
+  // Each device is a unit of its own: usually one file, several where several files name it.
+  units(artifacts) {
+    const byDevice = new Map<string, LoadedArtifact[]>()
+    for (const a of artifacts) {
+      const k = deviceNameOf(a)
+      const list = byDevice.get(k)
+      if (list) list.push(a)
+      else byDevice.set(k, [a])
+    }
+    return [...byDevice.values()]
+  },
   parse(artifacts) {
-    const out = emptyResult()
+    const byDevice = new Map<string, AdapterResult[]>()
     for (const a of artifacts) {
       const r = parseSvd(a)
-      // Loops, not push(...spread): a file can yield more facts than the argument limit.
+      const k = r.targets[0] ? normalizeKey(r.targets[0].device) : `\0${a.path}`
+      const list = byDevice.get(k)
+      if (list) list.push(r)
+      else byDevice.set(k, [r])
+    }
+    const out = emptyResult()
+    for (const list of byDevice.values()) {
+      const r = mergeSources(list, 'svd:')
       for (const t of r.targets) out.targets.push(t)
       for (const f of r.facts) out.facts.push(f)
       for (const p of r.problems) out.problems.push(p)

@@ -27,6 +27,11 @@ export interface FactScope {
   package?: string
   /** Silicon revision codes the fact applies to (errata). */
   siliconRevisions?: string[]
+  /**
+   * The one source this fact's value is from, where the target's sources disagree about it
+   * (each source's value is then a fact of its own, both marked `disagree`).
+   */
+  source?: string
 }
 
 /** A fact as an adapter produces it, before the release builder assigns its id and order. */
@@ -44,6 +49,11 @@ export interface FactDraft {
    * peripheral (`GPIOA`), or the instances a pin's signals belong to (`USART1`, `TIM1`).
    */
   peripherals?: string[]
+  /**
+   * Set where the target has several sources and more than one gives this fact: `agree` (one
+   * fact, every source's evidence) or `disagree` (a fact per source, scoped to it).
+   */
+  agreement?: 'agree' | 'disagree'
 }
 
 export interface Fact extends FactDraft {
@@ -63,6 +73,11 @@ export interface DocumentTarget {
   device: string
   sourceSha256: string
   sourcePath: string
+  /**
+   * Every source of a target that several artifacts describe (one device in two vendor folders,
+   * Fujitsu's and Spansion's MB9 SVDs), the first being sourcePath/sourceSha256.
+   */
+  sources?: Array<{ sourcePath: string; sourceSha256: string }>
   /** Packages this target has facts for (pins), sorted. */
   packages?: string[]
   description?: string

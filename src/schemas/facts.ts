@@ -28,7 +28,8 @@ export const FactScope = Type.Object(
     device: Type.String({ description: 'Device name as the publisher writes it (SVD name, STM32 RefName, Nordic model).' }),
     parts: Type.Optional(Type.Array(Type.String(), { description: 'Selector parts the fact applies to, when narrower than the device.' })),
     package: Type.Optional(Type.String({ description: 'Package the fact belongs to (pins).' })),
-    siliconRevisions: Type.Optional(Type.Array(Type.String(), { description: 'Silicon revision codes the fact applies to (errata), e.g. `0x05`.' }))
+    siliconRevisions: Type.Optional(Type.Array(Type.String(), { description: 'Silicon revision codes the fact applies to (errata), e.g. `0x05`.' })),
+    source: Type.Optional(Type.String({ description: 'Where the sources of a target disagree about this fact: the source path this value is from (the other sources\' values are facts of their own).' }))
   },
   { ...closed, $id: 'FactScope', description: 'What the fact applies to; an absent member means "not narrowed by this dimension".' }
 )
@@ -170,10 +171,13 @@ const factProps = {
   id: Type.String({ description: 'Stable across releases for the same target, topic, name and package.' }),
   name: Type.String({ description: 'Filterable name: `GPIOA.MODER.MODER0`, `PA9`, `supply.vdd.min`, `errata.109`.' }),
   scope: FactScope,
-  evidence: Type.Array(Evidence, { minItems: 1 })
+  evidence: Type.Array(Evidence, { minItems: 1 }),
+  agreement: Type.Optional(
+    StringEnum(['agree', 'disagree'], { description: 'Set where the target has several sources and more than one gives this fact: `agree` (one fact, every source\'s evidence) or `disagree` (a fact per source, `scope.source` naming it).' })
+  )
 }
 const fact = <T extends string, V extends Parameters<typeof Type.Object>[0][string]>(id: string, topic: T, value: V, description: string) =>
-  Type.Object({ id: factProps.id, topic: Type.Literal(topic), name: factProps.name, value, scope: factProps.scope, evidence: factProps.evidence }, { ...closed, $id: id, description })
+  Type.Object({ id: factProps.id, topic: Type.Literal(topic), name: factProps.name, value, scope: factProps.scope, evidence: factProps.evidence, agreement: factProps.agreement }, { ...closed, $id: id, description })
 
 export const RegisterFact = fact('RegisterFact', 'registers', Type.Union([PeripheralValue, RegisterValue, FieldValue]), 'A registers fact: a peripheral, a register or a bit field.')
 export const PinFact = fact('PinFact', 'pins', PinValue, 'A pins fact.')

@@ -319,9 +319,11 @@ export class HardwareFacts {
     for (const k of keys) {
       const t = ix.targets.get(k)
       if (!t) continue
-      const list = byPath.get(t.sourcePath) ?? []
-      if (!list.includes(k)) list.push(k)
-      byPath.set(t.sourcePath, list)
+      for (const { sourcePath } of t.sources ?? [t]) {
+        const list = byPath.get(sourcePath) ?? []
+        if (!list.includes(k)) list.push(k)
+        byPath.set(sourcePath, list)
+      }
     }
     const checks = await this.sourceChecks.of(store.manifest)
     return store.manifest.sources

@@ -20,7 +20,7 @@ export interface ReleaseManifest {
   indexerFormat: number
   tokenizer: string
   sources: SourceRecord[]
-  counts: { facts: number; parts: number; targets: number; byTopic: Partial<Record<Topic, number>> }
+  counts: { facts: number; parts: number; partsByVendor?: Record<string, number>; targets: number; byTopic: Partial<Record<Topic, number>> }
   /** Sources that failed to parse. A release with problems is never promoted. */
   problems: ParseProblem[]
   /** Curated mappings this release's sources could not serve (e.g. an SVD absent from a subset inventory). */

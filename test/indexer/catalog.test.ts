@@ -3,6 +3,7 @@ import { buildCatalog } from '../../indexer/curation/catalog.js'
 import { EMPTY_CURATION } from '../../indexer/curation/curation.js'
 import { checkReach } from '../../indexer/curation/reach.js'
 import { coreOf, svdCovers } from '../../indexer/curation/rules.js'
+import { loadVendors } from '../../indexer/curation/vendors.js'
 import type { TargetSummary } from '../../src/model/catalog.js'
 import type { CatalogPart, TargetIdentity } from '../../src/model/fact.js'
 import { CatalogIndex } from '../../src/service/catalog-index.js'
@@ -22,9 +23,10 @@ function part(name: string, refName: string, line: string, pkg: string): Catalog
   return { name, refName, family: 'STM32', line, package: pkg, flashKb: 1, ramKb: 1, core: 'Arm Cortex-M4', target: `stm32:${refName}`, sourceSha256: sha, sourcePath: `pins/stm32/mcu/${refName}.xml` }
 }
 const ST: TargetIdentity = { vendor: 'STMicroelectronics' }
+const { vendors } = loadVendors()
 
 function index(targets: TargetSummary[], parts: CatalogPart[]) {
-  const { catalog } = buildCatalog({ targets, parts }, EMPTY_CURATION)
+  const { catalog } = buildCatalog({ targets, parts }, EMPTY_CURATION, vendors)
   return { ix: new CatalogIndex(catalog), catalog }
 }
 const registers = (ix: CatalogIndex, q: string) => ix.choices(ix.match(q).matches.map((m) => m.entity), 'registers').choices.map((c) => c.target.device)
@@ -109,15 +111,20 @@ describe('derived catalog', () => {
     expect(checkReach(catalog)).toEqual({ problems: [], reachable: 0, total: 0 })
   })
 
-  it('a device named like its series is no part name without a curation alias, and is then unreachable', () => {
-    const { catalog } = buildCatalog({ targets: [svd('Nordic/nrf52', 'nrf52', { vendor: 'Nordic Semiconductor', series: 'nrf52' })], parts: [] }, EMPTY_CURATION)
-    expect(catalog.entities).toEqual([])
-    expect(checkReach(catalog).problems).toEqual([{ file: 'svd/Nordic/nrf52.svd', reason: expect.stringContaining('no part name resolves to target svd:Nordic/nrf52') }])
+  it('a device named like its series is found by that name (psoc63), unless a curation alias says which part it describes', () => {
+    const { catalog } = buildCatalog({ targets: [svd('Nordic/nrf52', 'nrf52', { vendor: 'Nordic Semiconductor', series: 'nrf52' })], parts: [] }, EMPTY_CURATION, vendors)
+    expect(catalog.entities.map((e) => [e.name, e.targets])).toEqual([['nRF52', { registers: ['svd:Nordic/nrf52'] }]])
+    expect(catalog.entities[0]!.reason).toContain('named like its series')
+    expect(checkReach(catalog).problems).toEqual([])
     const curated = buildCatalog(
       { targets: catalog.targets, parts: [] },
-      { ...EMPTY_CURATION, aliases: [{ name: 'nRF52832', device: 'nrf52', reason: 'nrf52.svd describes the nRF52832' }] }
+      { ...EMPTY_CURATION, aliases: [{ name: 'nRF52832', device: 'nrf52', reason: 'nrf52.svd describes the nRF52832' }] },
+      vendors
     )
     expect(checkReach(curated.catalog).problems).toEqual([])
     expect(curated.catalog.entities.map((e) => [e.name, e.targets])).toEqual([['nRF52832', { registers: ['svd:Nordic/nrf52'] }]])
+    const psoc = buildCatalog({ targets: [svd('Cypress/psoc63', 'psoc63', { vendor: 'Cypress', series: 'PSoC63' })], parts: [] }, EMPTY_CURATION, vendors).catalog
+    expect(new CatalogIndex(psoc).match('psoc63').matches.map((m) => m.entity.targets)).toEqual([{ registers: ['svd:Cypress/psoc63'] }])
+    expect(checkReach(psoc).problems).toEqual([])
   })
 })

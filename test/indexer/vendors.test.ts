@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest'
+import { CurationError } from '../../indexer/curation/curation.js'
+import { loadVendors, orderingOf, parseVendors, vendorNamed, type Vendor } from '../../indexer/curation/vendors.js'
+import { normalizeKey } from '../../src/model/text.js'
+
+const { vendors } = loadVendors()
+const vendor = (id: string): Vendor => vendors.find((v) => v.id === id)!
+
+/** Whether the entity `name` of `kind` accepts `code` as an ordering code by its vendor's rule. */
+function accepts(v: Vendor, name: string, code: string, kind: 'device' | 'selector-part' = 'device', given = {}): boolean {
+  const o = orderingOf(v, name, kind, given)
+  if (!o) return false
+  const key = normalizeKey(code)
+  return key.startsWith(o.stem) && new RegExp(`^(?:${o.suffix})$`).test(key.slice(o.stem.length))
+}
+
+describe('vendors.json: vendors and their ordering-code rules, as data', () => {
+  it('names vendors by the strings sources give, vendor first, then publisher', () => {
+    expect(vendorNamed(vendors, 'Microchip Technology Inc.')?.id).toBe('microchip')
+    expect(vendorNamed(vendors, undefined, 'Microchip Technology (Atmel)')?.id).toBe('microchip')
+    expect(vendorNamed(vendors, 'Keil', 'Artery Technology')?.id).toBe('artery')
+    expect(vendorNamed(vendors, 'NXP Semiconductors (Freescale)')?.id).toBe('nxp')
+    expect(vendorNamed(vendors, 'Nobody GmbH')).toBeUndefined()
+  })
+
+  it('ST: the temperature digit in place of the x, the tail after it kept, TR optional; for selector parts only', () => {
+    const st = vendor('st')
+    expect(accepts(st, 'STM32F407VGTx', 'STM32F407VGT6', 'selector-part')).toBe(true)
+    expect(accepts(st, 'STM32F407VGTx', 'STM32F407VGT7TR', 'selector-part')).toBe(true)
+    expect(accepts(st, 'STM32G071K8TxN', 'STM32G071K8T6N', 'selector-part')).toBe(true)
+    expect(accepts(st, 'STM32G071K8TxN', 'STM32G071K8T6', 'selector-part')).toBe(false)
+    expect(accepts(st, 'STM32F407VGTx', 'STM32F407VGTA', 'selector-part')).toBe(false)
+    // An SVD device with wildcards (STM32L4x6) is no selector part: no ordering code.
+    expect(orderingOf(st, 'STM32L4x6', 'device')).toBeUndefined()
+  })
+
+  it('a wildcard inside the name (Infineon XMC, Nuvoton NUC1xx): each x one character of the code', () => {
+    expect(accepts(vendor('infineon'), 'XMC4500-F144x1024', 'XMC4500-F144K1024 AB')).toBe(true)
+    expect(accepts(vendor('infineon'), 'XMC4500-F144x1024', 'XMC4500-F144F1024')).toBe(true)
+    expect(accepts(vendor('infineon'), 'XMC4500-F144x1024', 'XMC4500-F144K2048')).toBe(false)
+    expect(accepts(vendor('nuvoton'), 'NUC1xx', 'NUC140')).toBe(true)
+    expect(accepts(vendor('nuvoton'), 'NUC1xx', 'NUC140VE3CN')).toBe(true)
+    expect(accepts(vendor('nuvoton'), 'NUC1xx', 'NUC2400')).toBe(false)
+  })
+
+  it('vendor forms of the issue: TI, GigaDevice, Renesas, Silicon Labs, NXP, Microchip', () => {
+    expect(accepts(vendor('ti'), 'TM4C123GH6PM', 'TM4C123GH6PMI')).toBe(true)
+    expect(accepts(vendor('ti'), 'TM4C1230C3PM', 'TM4C1230C3PMIR')).toBe(true)
+    expect(accepts(vendor('ti'), 'MSP432P401R', 'MSP432P401RIPZR')).toBe(true)
+    expect(accepts(vendor('ti'), 'CC26x0', 'CC2640R2FRGZR')).toBe(true)
+    expect(accepts(vendor('gigadevice'), 'GD32F103C8', 'GD32F103C8T6')).toBe(true)
+    expect(accepts(vendor('renesas'), 'R7FA4M1AB', 'R7FA4M1AB3CFM#AA0')).toBe(true)
+    expect(accepts(vendor('renesas'), 'R7FA2E2A7', 'R7FA2E2A72DNK')).toBe(true)
+    expect(accepts(vendor('silabs'), 'EFM32GG230F1024', 'EFM32GG230F1024-QFN64')).toBe(true)
+    expect(accepts(vendor('silabs'), 'EFR32MG21A010F1024', 'EFR32MG21A010F1024IM32-B')).toBe(true)
+    expect(accepts(vendor('silabs'), 'EFM32PG1B100F128GM32', 'EFM32PG1B100F128GM32-C0')).toBe(true)
+    expect(accepts(vendor('silabs'), 'BGM13P22F512GA', 'BGM13P22F512GA-V2')).toBe(true)
+    expect(accepts(vendor('nxp'), 'MKL25Z128VLK4', 'MKL25Z128VLK4R', 'selector-part')).toBe(true)
+    expect(accepts(vendor('microchip'), 'ATSAM3X8E', 'ATSAM3X8EA-AU')).toBe(true)
+  })
+
+  it('packages and build variants the sources give narrow the rule; without them, the rule says any is accepted', () => {
+    const mchp = vendor('microchip')
+    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-AU', 'device', { packages: ['au', 'mu'] })).toBe(true)
+    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-MUT', 'device', { packages: ['au', 'mu'] })).toBe(true)
+    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-XU', 'device', { packages: ['au', 'mu'] })).toBe(false)
+    expect(orderingOf(mchp, 'ATSAMD21G18A', 'device', { packages: ['au', 'mu'] })!.reason).toContain('packages the sources give: au, mu')
+    expect(orderingOf(mchp, 'ATSAMD21G18A', 'device')!.reason).toContain('no source lists its packages')
+    const nordic = vendor('nordic')
+    expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAA-R7', 'device', { variants: ['AA'] })).toBe(true)
+    expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAB', 'device', { variants: ['AA'] })).toBe(false)
+  })
+
+  it('a bad vendors file is refused whole, every bad entry named', () => {
+    const bad = {
+      format: 'hwfacts-vendors/1',
+      vendors: [
+        { id: 'a', name: 'A', match: ['('], ordering: [] },
+        { id: 'a', name: 'B', match: ['B'], ordering: [{ names: '^B', suffix: '[', reason: 'r', example: 'e' }] },
+        { id: 'c', name: 'C', match: ['C'], ordering: [{ names: '^C', suffix: 'X' }] }
+      ]
+    }
+    let err: unknown
+    try {
+      parseVendors(bad, 'v.json')
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(CurationError)
+    const errors = (err as CurationError).errors
+    expect(errors.some((e) => e.startsWith('vendors[0] (a).match[0]'))).toBe(true)
+    expect(errors).toContain('vendors[1] (a): id given twice')
+    expect(errors.some((e) => e.startsWith('vendors[1] (a).ordering[0].suffix'))).toBe(true)
+    expect(errors).toContain('vendors[2] (c).ordering[0]: reason and example are required')
+    expect(() => parseVendors({ format: 'x', vendors: [] }, 'v.json')).toThrow(/format/)
+  })
+})
