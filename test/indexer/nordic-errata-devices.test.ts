@@ -107,6 +107,8 @@ describe('nordic errata: every device macro a header tests is a device of it', (
     writeFileSync(join(corpus, 'sources.json'), JSON.stringify({ format: 'hwfacts-source-inventory/1', sources: [source] }))
     const data = tmp('hwfacts-errata-data-')
     const built = await buildRelease({ inventory: corpus, dataDir: data })
+    expect(built.problems).toEqual([])
+    expect(built.manifest.counts.targets).toBe(3)
     new DataDir(data).promote(built.id)
     const repo = new SqliteRepository(data)
     try {
