@@ -155,17 +155,28 @@ export async function main(argv: string[]): Promise<number> {
   return 2
 }
 
+/**
+ * Ends the process with `code` once stdout and stderr have passed on everything written to them.
+ * Through a pipe (CI logs, `| tee`, a parent process) their writes are asynchronous, and
+ * process.exit() drops what is still queued: problem lines went missing. It still exits rather
+ * than wait for the event loop to empty, as it always has, so no idle handle can hold it open.
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code
+  let pending = 2
+  // Writes complete in order: the callback of an empty write runs once every earlier one has.
+  const flushed = () => --pending === 0 && process.exit(code)
+  process.stdout.write('', flushed)
+  process.stderr.write('', flushed)
+}
+
 // Run as a program (also through the npm bin symlink), not when imported by tests.
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href
 if (isMain) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      if (err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError || err instanceof WriteError) {
-        process.stderr.write(`hwfacts: ${err.message}\n`)
-        process.exit(2)
-      }
-      throw err
-    }
-  )
+  main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
+    const known = err instanceof InventoryError || err instanceof PromotionError || err instanceof CurationError || err instanceof WriteError
+    // Anything else is a bug: its stack, and the exit code of an uncaught error.
+    process.stderr.write(`hwfacts: ${known ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    exitWhenFlushed(known ? 2 : 1)
+  })
 }

@@ -41,7 +41,8 @@ const EXCERPT_MAX = 240
 export const nordicErrataAdapter: SourceAdapter = {
   name: 'nordic-errata',
   // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
-  version: '2',
+  // 3: every NRF…_XX<vv> macro a header tests is a device (NRF54LM20A_XXAA, NRF7120_ENGA_XXAA).
+  version: '3',
   kinds: [NORDIC_ERRATA_HEADER_KIND, NORDIC_ERRATA_MATRIX_KIND],
   parse(artifacts) {
     return parseNordicErrata(artifacts).result

@@ -49,7 +49,8 @@ class SvdFile extends SvdResolver {
     let series: string | undefined
     let vendor: string | undefined
     let cpu: string | undefined
-    let peripheralsEl: XmlElement | undefined
+    // Every <peripherals> block, in document order, like repeated <registers> blocks.
+    const peripheralsEls: XmlElement[] = []
     let props: Props | undefined
     for (const c of root.children) {
       switch (c.name) {
@@ -69,7 +70,7 @@ class SvdFile extends SvdResolver {
           for (const x of c.children) if (x.name === 'name' && x.text) cpu = x.text
           break
         case 'peripherals':
-          peripheralsEl = c
+          peripheralsEls.push(c)
           break
         default:
           props = readProp(props, c)
@@ -93,17 +94,16 @@ class SvdFile extends SvdResolver {
     const maker = vendor ? collapse(vendor) : this.art.publisher
     this.target.identity = { ...(maker ? { vendor: maker } : {}), ...(series ? { series } : {}), ...(cpu ? { cpu } : {}) }
     this.scope = { device: name }
-    if (!peripheralsEl) return
-
     // All peripherals first: a base may be declared after the peripheral deriving from it.
-    for (const el of peripheralsEl.children) {
-      if (el.name !== 'peripheral') continue
-      const p = this.readPeripheral(el)
-      if (!p) continue
-      this.periphs.push(p)
-      for (const n of expandedNames(p)) if (!this.periphByName.has(n)) this.periphByName.set(n, p)
-      if (!this.periphByName.has(p.name)) this.periphByName.set(p.name, p)
-    }
+    for (const block of peripheralsEls)
+      for (const el of block.children) {
+        if (el.name !== 'peripheral') continue
+        const p = this.readPeripheral(el)
+        if (!p) continue
+        this.periphs.push(p)
+        for (const n of expandedNames(p)) if (!this.periphByName.has(n)) this.periphByName.set(n, p)
+        if (!this.periphByName.has(p.name)) this.periphByName.set(p.name, p)
+      }
     for (const p of this.periphs) this.emitPeripheral(p, props ?? EMPTY_PROPS)
   }
 
@@ -356,8 +356,9 @@ function deviceNameOf(a: LoadedArtifact): string {
 export const svdAdapter: SourceAdapter = {
   name: 'cmsis-svd',
   // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
-  // 3: files naming one device are one target with several sources (see merge.ts).
-  version: '3',
+  // 3: every <registers>, <fields> and <peripherals> block, not only the last.
+  // 4: files naming one device are one target with several sources (see merge.ts).
+  version: '4',
   kinds: ['cmsis-svd'],
   // Each device is a unit of its own: usually one file, several where several files name it.
   units(artifacts) {

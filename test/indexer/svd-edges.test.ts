@@ -585,6 +585,62 @@ describe('svd edges: more of the rules', () => {
     expect(svdAdapter.units!([a, b])).toEqual([[a], [b]])
   })
 
+  it('several <registers>, <fields> and <peripherals> blocks are one list each, in document order; a name repeated across blocks is a duplicate', () => {
+    // The same lines twice: once as single blocks, once with blocks closed and reopened at line
+    // ends, so every element keeps its line and the two readings must agree fact for fact.
+    const body = (split: boolean) => {
+      const regs = split ? '</registers><registers>' : ''
+      const fields = split ? '</fields><fields>' : ''
+      const periphs = split ? '</peripherals><peripherals>' : ''
+      return [
+        '<device><name>EDGE</name>',
+        '<peripherals><peripheral><name>P</name><baseAddress>0x1000</baseAddress>',
+        '<registers>',
+        '<register><name>A</name><addressOffset>0</addressOffset></register>' + regs,
+        '<register><name>B</name><addressOffset>4</addressOffset><fields>',
+        '<field><name>F0</name><bitOffset>0</bitOffset><bitWidth>1</bitWidth></field>' + fields,
+        '<field><name>F1</name><bitOffset>1</bitOffset><bitWidth>3</bitWidth></field>',
+        '</fields></register>',
+        '<cluster><name>C</name><addressOffset>0x10</addressOffset><register><name>R</name><addressOffset>4</addressOffset></register></cluster>',
+        '<register><name>A</name><addressOffset>8</addressOffset></register>' + regs,
+        '<register derivedFrom="B"><name>D</name><addressOffset>0x20</addressOffset></register>',
+        '</registers></peripheral>' + periphs,
+        '<peripheral><name>Q</name><baseAddress>0x2000</baseAddress><registers><register derivedFrom="P.F1"><name>Z</name><addressOffset>0</addressOffset></register></registers></peripheral>',
+        '</peripherals></device>'
+      ]
+    }
+    const stats = { duplicateNames: 0 }
+    const content = Buffer.from(body(true).join('\n'))
+    const split = parseSvd({ path: 'svd/Acme/edge.svd', sha256: SHA, bytes: content.length, kind: 'cmsis-svd', publisher: 'Acme', license: 'MIT', mediaType: 'application/xml', content }, stats)
+    // Worked out from the lines: A at 0x1000 (the second A, line 10, is dropped), B at +4 with F0
+    // and F1 from two <fields> blocks, C.R at 0x10 + 4, D a copy of B (declared two blocks later)
+    // at 0x20; Q from the second <peripherals> block, its Z deriving from a base that does not exist.
+    expect(split.facts.map((f) => [f.name, f.value.address ?? f.value.bitOffset ?? null])).toEqual([
+      ['P', null],
+      ['P.A', '0x00001000'],
+      ['P.B', '0x00001004'],
+      ['P.B.F0', 0],
+      ['P.B.F1', 1],
+      ['P.C.R', '0x00001014'],
+      ['P.D', '0x00001020'],
+      ['P.D.F0', 0],
+      ['P.D.F1', 1],
+      ['Q', null]
+    ])
+    expect(stats.duplicateNames).toBe(1)
+    expect(problems(split)).toEqual([[13, 'register Z: derivedFrom P.F1 not found']])
+    expect(split.facts.find((f) => f.name === 'P.D')?.evidence.map((e) => e.locator)).toEqual([
+      'line 11: /device/peripherals/peripheral[name=P]/registers/register[name=D]',
+      'line 5: /device/peripherals/peripheral[name=P]/registers/register[name=B]',
+      'line 2: /device/peripherals/peripheral[name=P]/baseAddress'
+    ])
+    // Only the excerpts, which quote the lines as written, may differ.
+    const unquoted = (r: AdapterResult) => r.facts.map((f) => ({ ...f, evidence: f.evidence.map(({ excerpt: _, ...e }) => e) }))
+    const whole = parse(body(false))
+    expect(unquoted(split)).toEqual(unquoted(whole))
+    expect(split.problems).toEqual(whole.problems)
+  })
+
   it('a bitRange not written [msb:lsb] gives no bit position', () => {
     const r = parse(device('<register><name>R</name><addressOffset>0</addressOffset><fields><field><name>F</name><bitRange>7]</bitRange></field></fields></register>'))
     expect(problems(r)).toEqual([[4, 'field F has no bit position']])

@@ -7,9 +7,14 @@ export const CORE_MACROS: Readonly<Record<string, string>> = {
   NRF_APPLICATION: 'APPLICATION',
   NRF_NETWORK: 'NETWORK'
 }
-/** Build-variant macros: `NRF52832_XXAA`, `NRF5340_XXAA`, and series with letters, `NRF54H20_XXAA`. */
-export const VARIANT_RE = /\bNRF\d{2}[A-Z]?\d{2,3}_XX[A-Z]{2}\b/g
-export const VARIANT_ONE = /^NRF\d{2}[A-Z]?\d{2,3}_XX[A-Z]{2}$/
+/**
+ * Build-variant macros, `NRF<series digits><name>_XX<vv>`: `NRF52832_XXAA`, `NRF5340_XXAA`,
+ * `NRF54H20_XXAA`, `NRF54LM20A_XXAA`, `NRF9230_ENGB_XXAA`. Every one a header tests is a device
+ * of that header: a new name must not make its errata an unknown macro for every device.
+ */
+const VARIANT = 'NRF\\d{2}[A-Z0-9]*(?:_[A-Z0-9]+)*?_XX[A-Z]{2}'
+export const VARIANT_RE = new RegExp(`\\b${VARIANT}\\b`, 'g')
+export const VARIANT_ONE = new RegExp(`^${VARIANT}$`)
 
 /** One row of the nrfx errata matrix, cleaned from markdown/doxygen. */
 export interface ErrataHandling {

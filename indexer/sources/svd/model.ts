@@ -53,7 +53,8 @@ export interface PeriphNode extends NodeBase {
   groupName?: string
   props?: Props
   chainProps?: Props
-  registersEl?: XmlElement
+  /** Every `<registers>` block, in document order: the schema allows one, real files (TI's MSP432) give several. */
+  registersEls?: XmlElement[]
   interruptEls?: XmlElement[]
   interrupts?: Interrupt[]
   items?: ItemNode[]
@@ -68,7 +69,8 @@ export interface ItemNode extends NodeBase {
   chainProps?: Props
   /** Cluster: its register/cluster children, parsed on first use. */
   items?: ItemNode[]
-  fieldsEl?: XmlElement
+  /** Every `<fields>` block, in document order (read like `<registers>` blocks: one list). */
+  fieldsEls?: XmlElement[]
   fields?: FieldNode[]
 }
 

@@ -67,7 +67,7 @@ export class SvdReader {
       groupName: undefined,
       props: undefined,
       chainProps: undefined,
-      registersEl: undefined,
+      registersEls: undefined,
       interruptEls: undefined,
       interrupts: undefined,
       items: undefined
@@ -93,7 +93,7 @@ export class SvdReader {
           }
           break
         case 'registers':
-          p.registersEl = c
+          ;(p.registersEls ??= []).push(c)
           break
         case 'interrupt':
           ;(p.interruptEls ??= []).push(c)
@@ -143,7 +143,7 @@ export class SvdReader {
       props: undefined,
       chainProps: undefined,
       items: undefined,
-      fieldsEl: undefined,
+      fieldsEls: undefined,
       fields: undefined
     }
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
@@ -160,7 +160,7 @@ export class SvdReader {
           else n.addressOffset = parseSmall(c.text)
           break
         case 'fields':
-          n.fieldsEl = c
+          ;(n.fieldsEls ??= []).push(c)
           break
         case 'dim':
           dim = c.text
@@ -285,12 +285,14 @@ export class SvdReader {
   protected ownItems(c: Container): ItemNode[] {
     if (c.items) return c.items
     const out: ItemNode[] = []
-    const els = c.kind === 'peripheral' ? (c.registersEl?.children ?? EMPTY) : c.kind === 'cluster' ? c.el.children : EMPTY
-    for (const el of els) {
-      if (el.name !== 'register' && el.name !== 'cluster') continue
-      const n = this.readItem(el, c)
-      if (n) out.push(n)
-    }
+    // Several <registers> blocks are one list in document order; a name repeated across them is a duplicate like any other.
+    const blocks = c.kind === 'peripheral' ? (c.registersEls ?? EMPTY) : c.kind === 'cluster' ? [c.el] : EMPTY
+    for (const block of blocks)
+      for (const el of block.children) {
+        if (el.name !== 'register' && el.name !== 'cluster') continue
+        const n = this.readItem(el, c)
+        if (n) out.push(n)
+      }
     c.items = out
     return out
   }
@@ -298,8 +300,8 @@ export class SvdReader {
   protected ownFields(r: ItemNode): FieldNode[] {
     if (r.fields) return r.fields
     const out: FieldNode[] = []
-    if (r.fieldsEl)
-      for (const el of r.fieldsEl.children) {
+    for (const block of r.fieldsEls ?? EMPTY)
+      for (const el of block.children) {
         if (el.name !== 'field') continue
         const f = this.readField(el, r)
         if (f) out.push(f)
