@@ -44,7 +44,8 @@ export function parseProbeRs(artifact: LoadedArtifact): AdapterResult {
   if (!family) return result
   if (!family.manufacturer) {
     // A part number needs its vendor, and nothing else in the file names it.
-    problems.push({ file: artifact.path, line: family.line, reason: `no manufacturer: the vendor of its ${family.variants.length} variants is unknown; no part numbers` })
+    const n = family.variants.length
+    problems.push({ file: artifact.path, line: family.line, reason: `no manufacturer: the vendor of its ${n} variant${n === 1 ? '' : 's'} is unknown; no part numbers` })
     return result
   }
   const vendor = jep106Name(family.manufacturer.cc, family.manufacturer.id)

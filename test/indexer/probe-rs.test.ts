@@ -164,7 +164,7 @@ describe('probe-rs: hand-written files', () => {
     const anon = fixture('no-manufacturer.yaml')
     const n = parseProbeRs(anon)
     expect(n.partNumbers).toBeUndefined()
-    expect(n.problems).toEqual([{ file: anon.path, line: 1, reason: 'no manufacturer: the vendor of its 1 variants is unknown; no part numbers' }])
+    expect(n.problems).toEqual([{ file: anon.path, line: 1, reason: 'no manufacturer: the vendor of its 1 variant is unknown; no part numbers' }])
   })
 
   it('JEP106 names: a known code, its bank as JEP106 numbers it, an unknown code', () => {
