@@ -1,0 +1,96 @@
+/**
+ * probe-rs target files (kind `probe-rs-target`) → part numbers: one per variant, with the
+ * family's manufacturer (JEP106 code → name, indexer/curation/jep106.json), the first core's
+ * type and the flash and RAM sizes its memory map makes clear. No facts or targets yet: the
+ * memory map is kept in the reader's model (probe-rs/read.ts) for the memory facts to come.
+ */
+import type { ParseProblem, PartNumber } from '../../src/model/fact.js'
+import jep106 from '../curation/jep106.json' with { type: 'json' }
+import { readProbeRs, type ProbeRsRegion } from './probe-rs/read.js'
+import { emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
+
+export const PROBE_RS_KIND = 'probe-rs-target'
+
+const MANUFACTURERS = new Map(jep106.codes.map((c) => [`${c.cc}/${Number.parseInt(c.id, 16)}`, c.name]))
+
+/** The JEP106 name of a code, or the code itself (banks are numbered from 1: bank = cc + 1). */
+export function jep106Name(cc: number, id: number): string {
+  return MANUFACTURERS.get(`${cc}/${id}`) ?? `JEP106 bank ${cc + 1} id 0x${id.toString(16).padStart(2, '0')}`
+}
+
+const kb = (r: ProbeRsRegion) => (r.end - r.start) / 1024
+
+/** The size of the one boot `!Nvm` region; with none or several, which is the flash is not clear. */
+function flashKb(map: readonly ProbeRsRegion[]): number | undefined {
+  const boot = map.filter((r) => r.kind === 'Nvm' && r.boot && !r.alias)
+  return boot.length === 1 ? kb(boot[0]!) : undefined
+}
+
+/**
+ * The sum of every `!Ram` region but aliases (`is_alias: true` marks a second address of RAM
+ * another region lists, as nRF52's data-bus view of its code-bus RAM), whichever cores see it.
+ */
+function ramKb(map: readonly ProbeRsRegion[]): number | undefined {
+  let sum: number | undefined
+  for (const r of map) if (r.kind === 'Ram' && !r.alias) sum = (sum ?? 0) + kb(r)
+  return sum
+}
+
+/** Parses one target file; never throws. */
+export function parseProbeRs(artifact: LoadedArtifact): AdapterResult {
+  const result = emptyResult()
+  const problems: ParseProblem[] = result.problems
+  const family = readProbeRs(artifact.content.toString('utf8'), artifact.path, problems)
+  if (!family) return result
+  if (!family.manufacturer) {
+    // A part number needs its vendor, and nothing else in the file names it.
+    const n = family.variants.length
+    problems.push({ file: artifact.path, line: family.line, reason: `no manufacturer: the vendor of its ${n} variant${n === 1 ? '' : 's'} is unknown; no part numbers` })
+    return result
+  }
+  const vendor = jep106Name(family.manufacturer.cc, family.manufacturer.id)
+  const parts: PartNumber[] = []
+  const seen = new Set<string>()
+  for (const v of family.variants) {
+    if (seen.has(v.name)) {
+      problems.push({ file: artifact.path, line: v.line, reason: `variant ${v.name} is listed twice; the first is kept` })
+      continue
+    }
+    seen.add(v.name)
+    const core = v.cores[0]?.type
+    const flash = v.memoryMap && flashKb(v.memoryMap)
+    const ram = v.memoryMap && ramKb(v.memoryMap)
+    parts.push({
+      name: v.name,
+      vendor,
+      family: family.name,
+      ...(core !== undefined ? { core } : {}),
+      ...(flash !== undefined ? { flashKb: flash } : {}),
+      ...(ram !== undefined ? { ramKb: ram } : {}),
+      sourceSha256: artifact.sha256,
+      sourcePath: artifact.path,
+      line: v.line
+    })
+  }
+  result.partNumbers = parts
+  return result
+}
+
+export const probeRsAdapter: SourceAdapter = {
+  name: 'probe-rs',
+  version: '1',
+  kinds: [PROBE_RS_KIND],
+  // Each file is a chip family of its own.
+  units: (artifacts) => artifacts.map((a) => [a]),
+  parse(artifacts) {
+    const out = emptyResult()
+    const parts: PartNumber[] = []
+    for (const a of artifacts) {
+      const r = parseProbeRs(a)
+      for (const p of r.partNumbers ?? []) parts.push(p)
+      for (const p of r.problems) out.problems.push(p)
+    }
+    if (parts.length > 0) out.partNumbers = parts
+    return out
+  }
+}

@@ -1,0 +1,203 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { MODM_KIND, modmAdapter, parseModm } from '../../indexer/sources/modm.js'
+import type { LoadedArtifact } from '../../indexer/sources/types.js'
+import type { PartNumber } from '../../src/model/fact.js'
+
+/*
+ * The modm-devices reader. On real files of the world corpus (when it is unpacked here), the
+ * expected identifiers and sizes are worked out in the test from the raw XML by modm's rules
+ * (modm_devices/device_file.py: the cartesian product of the <device> attributes, naming schema,
+ * invalid-/valid-device, device-* filters); on hand-written fixtures, from the comments beside them.
+ */
+
+const WORLD = '.cache/corpus-world/devices/modm/'
+const FIXTURES = 'test/fixtures/modm/'
+const SHA = 'e'.repeat(64)
+
+const art = (path: string, content: Buffer): LoadedArtifact => ({
+  path,
+  sha256: SHA,
+  bytes: content.length,
+  kind: MODM_KIND,
+  publisher: 'test',
+  license: 'MPL-2.0',
+  mediaType: 'application/xml',
+  content
+})
+const world = (path: string) => art('devices/modm/' + path, readFileSync(WORLD + path))
+const fixture = (name: string) => art(FIXTURES + name, readFileSync(FIXTURES + name))
+const inline = (text: string) => art('inline.xml', Buffer.from(text))
+
+const byName = (ps: readonly PartNumber[]) => [...ps].sort((a, b) => a.name.localeCompare(b.name))
+const attrsOf = (tag: string) => Object.fromEntries([...tag.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]))
+
+/** Every `<memory .../>` line of a file: its attributes. */
+const memoriesOf = (text: string) => [...text.matchAll(/<memory [^>]*\/>/g)].map((m) => attrsOf(m[0]))
+
+/** The memories whose device-* filters all admit `id` (none of these files filters their parents). */
+function applying(memories: Record<string, string>[], id: Record<string, string>) {
+  return memories.filter((m) => Object.entries(m).every(([k, v]) => !k.startsWith('device-') || v.split('|').includes(id[k.slice(7)]!)))
+}
+
+describe.skipIf(!existsSync(WORLD))('modm: files of the world corpus', () => {
+  it('SAM D21: the valid-device list, each at its line, with package, family and sizes', () => {
+    const a = world('sam/samd21.xml')
+    const text = a.content.toString('utf8')
+    const lines = text.split('\n')
+    const valid = lines.flatMap((l, i) => {
+      const m = /^\s*<valid-device>([^<]+)<\/valid-device>$/.exec(l)
+      return m ? [{ name: m[1]!, line: i + 1 }] : []
+    })
+    expect(valid.length).toBeGreaterThan(100)
+    const device = attrsOf(/<device [^>]*>/.exec(text)![0])
+    // The memories sit in <driver name="core">, which has no device-* filter of its own.
+    expect(/<driver name="core"[^>]*>/.exec(text)![0]).not.toContain('device-')
+    const memories = memoriesOf(text)
+    const r = parseModm(a)
+    expect(r.problems).toEqual([])
+    const expected = valid.map(({ name, line }) => {
+      // {platform}{series}{pin}{flash}{variant}-{package}{grade}: sam d21 e 15 a - a u
+      const id = { pin: name[6]!, flash: name.slice(7, 9), variant: name[9]!, package: name[11]!, grade: name[12]! }
+      const mine = applying(memories, id)
+      const flash = mine.filter((m) => m.name === 'flash')
+      const ram = mine.filter((m) => m.name === 'ram')
+      expect(flash).toHaveLength(1)
+      expect(ram).toHaveLength(1)
+      return {
+        name,
+        vendor: 'Microchip Technology (Atmel)',
+        family: device.family,
+        packages: [id.package],
+        flashKb: Number(flash[0]!.size) / 1024,
+        ramKb: Number(ram[0]!.size) / 1024,
+        sourceSha256: SHA,
+        sourcePath: a.path,
+        line
+      }
+    })
+    expect(byName(r.partNumbers!)).toEqual(byName(expected))
+    expect(r.partNumbers!.find((p) => p.name === 'samd21g18a-au')).toMatchObject({ flashKb: 256, ramKb: 32, packages: ['a'] })
+  })
+
+  it('AVR ATtiny24/44/84 (no valid-device): the cartesian product less the invalid devices', () => {
+    const a = world('avr/attiny-24_44_84.xml')
+    const text = a.content.toString('utf8')
+    const lines = text.split('\n')
+    const deviceLine = lines.findIndex((l) => l.includes('<device ')) + 1
+    const d = attrsOf(/<device [^>]*>/.exec(text)![0])
+    expect(/<naming-schema>(.*)<\/naming-schema>/.exec(text)![1]).toBe('at{family}{name}{type}-{speed}{package}')
+    expect(text).not.toContain('<valid-device>')
+    const invalid = new Set([...text.matchAll(/<invalid-device>([^<]+)<\/invalid-device>/g)].map((m) => m[1]!))
+    const memories = memoriesOf(text)
+    const expected: PartNumber[] = []
+    for (const name of d.name!.split('|'))
+      for (const type of d.type!.split('|'))
+        for (const speed of d.speed!.split('|'))
+          for (const pkg of d.package!.split('|')) {
+            const id = `at${d.family}${name}${type}-${speed}${pkg}`
+            if (invalid.has(id)) continue
+            const mine = applying(memories, { name, type, speed, package: pkg, family: d.family! })
+            expected.push({
+              name: id,
+              vendor: 'Microchip Technology (Atmel)',
+              family: 'tiny',
+              packages: [pkg],
+              flashKb: Number(mine.find((m) => m.name === 'flash')!.size) / 1024,
+              ramKb: Number(mine.find((m) => m.name === 'ram')!.size) / 1024,
+              sourceSha256: SHA,
+              sourcePath: a.path,
+              line: deviceLine
+            })
+          }
+    // 3 names x 9 packages, 4 of them invalid.
+    expect(expected).toHaveLength(23)
+    const r = parseModm(a)
+    expect(r.problems).toEqual([])
+    expect(byName(r.partNumbers!)).toEqual(byName(expected))
+    expect(r.partNumbers!.find((p) => p.name === 'attiny84a-pu')).toMatchObject({ flashKb: 8, ramKb: 0.5 })
+  })
+
+  it('STM32H745 (device-core filters): each core of a part sees its own RAM', () => {
+    const r = parseModm(world('stm32/stm32h7-45_55.xml'))
+    expect(r.problems).toEqual([])
+    // By hand from the <memory> lines: both cores see d1_sram 512 + d2_sram1 128 + d2_sram2 128
+    // + d2_sram3 32 + d3_sram 64 = 864 KB (backup not counted); the M7 adds itcm 64 + dtcm 128.
+    // Flash: device-size="i", 2097152 bytes.
+    expect(r.partNumbers!.find((p) => p.name === 'stm32h745zit6@m4')).toMatchObject({ flashKb: 2048, ramKb: 864, packages: ['t'], family: 'h7' })
+    expect(r.partNumbers!.find((p) => p.name === 'stm32h745zit6@m7')).toMatchObject({ flashKb: 2048, ramKb: 1056 })
+  })
+})
+
+describe('modm: hand-written files', () => {
+  it('device-* filters: on the element, inherited from its parent, on a key the identifier lacks', () => {
+    const a = fixture('filters.xml')
+    const r = parseModm(a)
+    expect(r.problems).toEqual([])
+    const common = { vendor: 'STMicroelectronics', family: 'x1', packages: ['t'], sourceSha256: SHA, sourcePath: a.path, line: 3 }
+    // 2 names x 2 pins x 2 sizes, less stm32x100c8t6. sram1 (4 KB) always applies; ccm (2 KB)
+    // with pin r; sram2 never (no identifier has a speed); backup is not RAM; sram3 (8 KB) only
+    // for name 01 (its driver's filter) and pin r (its own). Size 8 of name 01 has two flash
+    // memories: no flashKb.
+    expect(byName(r.partNumbers!)).toEqual([
+      { ...common, name: 'stm32x100c4t6', flashKb: 16, ramKb: 4 },
+      { ...common, name: 'stm32x100r4t6', flashKb: 16, ramKb: 6 },
+      { ...common, name: 'stm32x100r8t6', flashKb: 32, ramKb: 6 },
+      { ...common, name: 'stm32x101c4t6', flashKb: 16, ramKb: 4 },
+      { ...common, name: 'stm32x101c8t6', ramKb: 4 },
+      { ...common, name: 'stm32x101r4t6', flashKb: 16, ramKb: 14 },
+      { ...common, name: 'stm32x101r8t6', ramKb: 14 }
+    ])
+  })
+
+  it('valid-device: lines, a name no combination gives, twice-made names, unreadable and unknown memories', () => {
+    const a = fixture('valid.xml')
+    const r = parseModm(a)
+    const f = a.path
+    // Lines: 3 <device>, 5-7 <valid-device>, 10 the negative size, 12 the unknown memory.
+    expect([...r.problems].sort((x, y) => x.line! - y.line! || x.reason.localeCompare(y.reason))).toEqual([
+      { file: f, line: 3, reason: 'identifier samx1e15a-au comes from two combinations of the device attributes; the first is kept' },
+      { file: f, line: 3, reason: 'identifier samx1g15a-mu comes from two combinations of the device attributes; the first is kept' },
+      { file: f, line: 7, reason: 'valid-device samx1g15a-zz is not one of the names the device attributes and naming schema give' },
+      { file: f, line: 10, reason: 'memory ram has size "-4096", not a byte count; no size it is part of' },
+      { file: f, line: 12, reason: 'memory mystery is not known to be RAM or not; no ramKb where it applies' }
+    ])
+    const common = { vendor: 'Microchip Technology (Atmel)', family: 'x1x', flashKb: 32, sourceSha256: SHA, sourcePath: f }
+    // Pin e's RAM size is unreadable, pin g has a memory of unknown kind: neither has a ramKb.
+    expect(byName(r.partNumbers!)).toEqual([
+      { ...common, name: 'samx1e15a-au', packages: ['a'], line: 5 },
+      { ...common, name: 'samx1g15a-mu', packages: ['m'], line: 6 }
+    ])
+  })
+
+  it('a file that does not parse, an unknown platform, a schema with a stray brace', () => {
+    const broken = parseModm(inline('<modm>\n<device platform="avr">\n</modm>\n'))
+    expect(broken.partNumbers).toBeUndefined()
+    expect(broken.problems).toHaveLength(1)
+    expect(broken.problems[0]).toMatchObject({ file: 'inline.xml', line: 3 })
+    expect(broken.problems[0]!.reason).toMatch(/^malformed XML: /)
+    expect(parseModm(inline('<modm>\n  <device platform="pic" name="1"><naming-schema>{name}</naming-schema></device>\n</modm>')).problems).toEqual([
+      { file: 'inline.xml', line: 2, reason: 'unknown modm platform "pic": its vendor is not known' }
+    ])
+    expect(parseModm(inline('<modm>\n  <device platform="avr" name="1">\n    <naming-schema>{name}}</naming-schema>\n  </device>\n</modm>')).problems).toEqual([
+      { file: 'inline.xml', line: 3, reason: 'naming schema "{name}}" has a brace that is not part of a {key} placeholder' }
+    ])
+  })
+
+  it('attributes that would make too many identifiers are not expanded', () => {
+    // Seven attributes of six values each: 6^7 = 279,936 combinations.
+    const attrs = 'abcdefg'.split('').map((k) => `${k}="1|2|3|4|5|6"`).join(' ')
+    expect(parseModm(inline(`<modm>\n  <device platform="avr" ${attrs}>\n    <naming-schema>{a}</naming-schema>\n  </device>\n</modm>`)).problems).toEqual([
+      { file: 'inline.xml', line: 2, reason: 'device attributes make 279936 combinations, more than 100000; not expanded' }
+    ])
+  })
+
+  it('one unit per file, and the units concatenated are the whole parse', () => {
+    const files = [fixture('filters.xml'), fixture('valid.xml')]
+    const units = modmAdapter.units!(files)
+    expect(units.map((u) => u.map((x) => x.path))).toEqual(files.map((x) => [x.path]))
+    const whole = modmAdapter.parse(files)
+    expect(whole.partNumbers).toEqual(units.flatMap((u) => modmAdapter.parse(u).partNumbers ?? []))
+    expect(whole.problems).toEqual(units.flatMap((u) => modmAdapter.parse(u).problems))
+  })
+})
