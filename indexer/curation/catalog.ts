@@ -3,7 +3,7 @@ import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/mod
 import { normalizeKey } from '../../src/model/text.js'
 import type { Curation } from './curation.js'
 import { coreOf, displayName, fileAlias, namesItsSeries, SVD_COVERS_REASON, svdCovers } from './rules.js'
-import { orderingOf, vendorNamed, type OrderingRule, type Vendor } from './vendors.js'
+import { orderingOf, vendorNamed, vendorSpelling, type OrderingRule, type Vendor } from './vendors.js'
 
 export interface CatalogInput {
   /** Every target of the release, in the store's order (see catalogTargets), including failed ones. */
@@ -101,9 +101,10 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
     const byFile = new Map<string, Draft[]>()
     for (const pn of list) {
-      const key = normalizeKey(pn.name)
       const vendor = vendorNamed(vendors, pn.vendor)
-      const said = `part number ${pn.name} of ${pn.sourcePath} line ${pn.line}`
+      const spelled = vendorSpelling(vendor, pn.name)
+      const key = normalizeKey(spelled.name)
+      const said = `part number ${pn.name} of ${pn.sourcePath} line ${pn.line}` + (spelled.reason ? ` (${spelled.name}: ${spelled.reason})` : '')
       let d = drafts.get(key) ?? aliasOf.get(key)
       if (d) {
         if (!d.reasons.includes(said)) d.reasons.push(said)
@@ -116,7 +117,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
         } else if (by.length > 1) {
           notes.push(`${said}: an ordering code of ${by.map((x) => x.name).join(' and ')} by their vendors' rules; it resolves to neither alone`)
           continue
-        } else d = entity(pn.name, 'selector-part', said)
+        } else d = entity(spelled.name, 'selector-part', said)
       }
       for (const p of pn.packages ?? []) d.packages.add(p)
       d.vendorRule ??= vendor
@@ -132,7 +133,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
         for (const t of ts) for (const topic of t.topics) if (!t.failure) addTarget(d, topic, t.key)
         if (ts.length > 0) d.reasons.push(`${pn.sourcePath} names it a part of device ${pn.device}, whose ${ts.map((t) => `${t.topics.join('/')} source ${t.sourcePath}`).join(' and ')} describe${ts.length === 1 ? 's' : ''} it`)
       }
-      if (!d.targets.has('registers')) coverBySvd(d, pn.name)
+      if (!d.targets.has('registers')) coverBySvd(d, spelled.name)
       byFile.set(pn.sourcePath, [...(byFile.get(pn.sourcePath) ?? []), d])
     }
     // Within one source, a part whose name starts another's stands for it (a chip for its packages).

@@ -24,6 +24,8 @@ export interface Vendor {
   id: string
   name: string
   match: RegExp[]
+  /** What the vendor writes in front of its part numbers where a source leaves it out, and why. */
+  prefix?: { name: string; reason: string }
   ordering: VendorRule[]
 }
 
@@ -83,7 +85,9 @@ export function parseVendors(doc: unknown, file: string): Vendor[] {
         example: String(r.example)
       }
     })
-    return { id: String(v.id), name: String(v.name), match, ordering }
+    const prefix = v.prefix as Record<string, unknown> | undefined
+    if (prefix !== undefined && (!str(prefix.name) || !str(prefix.reason))) errors.push(`${at}.prefix: name and reason are required`)
+    return { id: String(v.id), name: String(v.name), match, ...(prefix ? { prefix: { name: String(prefix.name), reason: String(prefix.reason) } } : {}), ordering }
   })
   if (errors.length > 0) throw new CurationError(file, errors)
   return vendors
@@ -92,6 +96,13 @@ export function parseVendors(doc: unknown, file: string): Vendor[] {
 export function loadVendors(file: string | URL = VENDORS_FILE): { vendors: Vendor[]; raw: string } {
   const raw = readFileSync(file, 'utf8')
   return { vendors: parseVendors(JSON.parse(raw), String(file)), raw }
+}
+
+/** A part number as its vendor writes it: with the vendor's prefix where the source left it out. */
+export function vendorSpelling(vendor: Vendor | undefined, name: string): { name: string; reason?: string } {
+  const p = vendor?.prefix
+  if (!p || normalizeKey(name).startsWith(normalizeKey(p.name))) return { name }
+  return { name: p.name + name.toUpperCase(), reason: p.reason }
 }
 
 /** The vendor the first of `names` (a source's vendor, then its publisher, …) that any vendor's patterns match names. */

@@ -83,7 +83,9 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
   const ids = identifiers(device, schema, file, problems)
   const parts: PartNumber[] = []
   for (const { name, id, line } of ids) {
-    const pkg = id.get('package')
+    // nRF files write `xx` where the package code goes: a placeholder, not a package.
+    const written = id.get('package')
+    const pkg = written && !/^x+$/i.test(written) ? written : undefined
     const family = id.get('family')
     const { flashKb, ramKb } = sizes(memories.filter((m) => matches(m.filters, id)))
     parts.push({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { CurationError } from '../../indexer/curation/curation.js'
-import { loadVendors, orderingOf, parseVendors, vendorNamed, type Vendor } from '../../indexer/curation/vendors.js'
+import { loadVendors, orderingOf, parseVendors, vendorNamed, vendorSpelling, type Vendor } from '../../indexer/curation/vendors.js'
 import { normalizeKey } from '../../src/model/text.js'
 
 const { vendors } = loadVendors()
@@ -61,14 +61,21 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
 
   it('packages and build variants the sources give narrow the rule; without them, the rule says any is accepted', () => {
     const mchp = vendor('microchip')
-    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-AU', 'device', { packages: ['au', 'mu'] })).toBe(true)
-    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-MUT', 'device', { packages: ['au', 'mu'] })).toBe(true)
-    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-XU', 'device', { packages: ['au', 'mu'] })).toBe(false)
-    expect(orderingOf(mchp, 'ATSAMD21G18A', 'device', { packages: ['au', 'mu'] })!.reason).toContain('packages the sources give: au, mu')
+    // modm's SAM package letters (samd21g18a-au: package a, grade u).
+    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-AU', 'device', { packages: ['a', 'm'] })).toBe(true)
+    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-MUT', 'device', { packages: ['a', 'm'] })).toBe(true)
+    expect(accepts(mchp, 'ATSAMD21G18A', 'ATSAMD21G18A-XU', 'device', { packages: ['a', 'm'] })).toBe(false)
+    expect(orderingOf(mchp, 'ATSAMD21G18A', 'device', { packages: ['a', 'm'] })!.reason).toContain('packages the sources give: a, m')
     expect(orderingOf(mchp, 'ATSAMD21G18A', 'device')!.reason).toContain('no source lists its packages')
     const nordic = vendor('nordic')
     expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAA-R7', 'device', { variants: ['AA'] })).toBe(true)
     expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAB', 'device', { variants: ['AA'] })).toBe(false)
+  })
+
+  it("a vendor's prefix is put in front of part numbers a source writes without it", () => {
+    expect(vendorSpelling(vendor('microchip'), 'samd21g18a-au')).toEqual({ name: 'ATSAMD21G18A-AU', reason: expect.stringContaining('AT in front') })
+    expect(vendorSpelling(vendor('microchip'), 'atmega328p-au')).toEqual({ name: 'atmega328p-au' })
+    expect(vendorSpelling(vendor('st'), 'stm32f407vgt6')).toEqual({ name: 'stm32f407vgt6' })
   })
 
   it('a bad vendors file is refused whole, every bad entry named', () => {
