@@ -2,6 +2,7 @@ import type { SourceAdapter } from './types.js'
 import { svdAdapter } from './svd.js'
 import { stm32Adapter } from './stm32.js'
 import { nordicErrataAdapter } from './nordic-errata.js'
+import { nxpFeaturesAdapter } from './nxp-features.js'
 
 /** Every adapter the indexer knows; an inventory kind no adapter claims is reported, not skipped. */
-export const ADAPTERS: readonly SourceAdapter[] = [svdAdapter, stm32Adapter, nordicErrataAdapter]
+export const ADAPTERS: readonly SourceAdapter[] = [svdAdapter, stm32Adapter, nordicErrataAdapter, nxpFeaturesAdapter]
