@@ -1,0 +1,112 @@
+/**
+ * The 1-based line of every JSON pointer (RFC 6901) of at most `maxDepth` segments in a JSON
+ * text: for an object member the line its key is written on, for an array element the line its
+ * value starts on. `JSON.parse` gives values but no positions; this scanner gives positions only,
+ * and steps over anything deeper than `maxDepth` without building it (a chip file's pin lists and
+ * peripherals are most of its bytes). It expects text `JSON.parse` has accepted: anything else
+ * throws a JsonLinesError.
+ */
+export class JsonLinesError extends Error {}
+
+const QUOTE = 34
+const BACKSLASH = 92
+const NL = 10
+
+export function jsonPointerLines(text: string, maxDepth: number): Map<string, number> {
+  const out = new Map<string, number>()
+  let i = 0
+  let line = 1
+
+  const fail = (what: string): never => {
+    throw new JsonLinesError(`line ${line}: ${what}`)
+  }
+  const ws = () => {
+    for (;;) {
+      const c = text.charCodeAt(i)
+      if (c === NL) line++
+      else if (c !== 32 && c !== 9 && c !== 13) return
+      i++
+    }
+  }
+  /** The end (after the closing quote) of the string starting at i. Strings hold no raw line break. */
+  const stringEnd = (): number => {
+    let j = i + 1
+    for (;;) {
+      const q = text.indexOf('"', j)
+      if (q === -1) fail('unterminated string')
+      let b = q - 1
+      while (text.charCodeAt(b) === BACKSLASH) b--
+      if ((q - 1 - b) % 2 === 0) return q + 1
+      j = q + 1
+    }
+  }
+  /** Steps over one value, counting its lines. */
+  const skip = () => {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      i = stringEnd()
+      return
+    }
+    if (c !== 123 && c !== 91) {
+      // A number, true, false or null: up to the next delimiter.
+      for (let d = c; i < text.length && d !== 44 && d !== 93 && d !== 125 && d !== 32 && d !== NL && d !== 13 && d !== 9; d = text.charCodeAt(++i));
+      return
+    }
+    let depth = 0
+    while (i < text.length) {
+      const d = text.charCodeAt(i)
+      if (d === QUOTE) {
+        i = stringEnd()
+        continue
+      }
+      i++
+      if (d === NL) line++
+      else if (d === 123 || d === 91) depth++
+      else if ((d === 125 || d === 93) && --depth === 0) return
+    }
+    fail('unbalanced brackets')
+  }
+  const value = (ptr: string, segments: number) => {
+    ws()
+    const c = text.charCodeAt(i)
+    if (segments === maxDepth || (c !== 123 && c !== 91)) {
+      skip()
+      return
+    }
+    i++
+    ws()
+    const close = c === 123 ? 125 : 93
+    if (text.charCodeAt(i) === close) {
+      i++
+      return
+    }
+    for (let n = 0; ; n++) {
+      ws()
+      let p: string
+      if (c === 123) {
+        if (text.charCodeAt(i) !== QUOTE) fail('expected a key')
+        const end = stringEnd()
+        const raw = text.slice(i + 1, end - 1)
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
+        p = ptr + '/' + key.replace(/~/g, '~0').replace(/\//g, '~1')
+        out.set(p, line)
+        i = end
+        ws()
+        if (text.charCodeAt(i) !== 58) fail("expected ':'")
+        i++
+        value(p, segments + 1)
+      } else {
+        p = ptr + '/' + n
+        ws()
+        out.set(p, line)
+        value(p, segments + 1)
+      }
+      ws()
+      const d = text.charCodeAt(i++)
+      if (d === close) return
+      if (d !== 44) fail(`expected ',' or '${String.fromCharCode(close)}'`)
+    }
+  }
+  value('', 0)
+  return out
+}
