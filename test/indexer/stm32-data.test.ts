@@ -36,7 +36,7 @@ describe('jsonPointerLines', () => {
     '    10,', //                             5
     '    { "deep": [', //                     6
     '      [1, 2],', //                       7
-    '      "]"', //                           8
+    '      "]\\"[{"', //                      8  an escaped quote in what is stepped over
     '    ] },', //                            9
     '    [],', //                             10
     '    true', //                            11
@@ -47,6 +47,7 @@ describe('jsonPointerLines', () => {
   ].join('\n')
 
   it('gives the line of each member key and array element up to the depth asked', () => {
+    expect(() => JSON.parse(text)).not.toThrow()
     expect(Object.fromEntries(jsonPointerLines(text, 3))).toEqual({
       '/a': 2,
       '/s': 3,

@@ -12,6 +12,18 @@ const QUOTE = 34
 const BACKSLASH = 92
 const NL = 10
 
+/** The end (after the closing quote) of the string starting at `at`. JSON strings hold no raw line break. */
+function stringEnd(text: string, at: number): number {
+  for (let j = at + 1; ; ) {
+    const q = text.indexOf('"', j)
+    if (q === -1) throw new JsonLinesError(`unterminated string at offset ${at}`)
+    let b = q - 1
+    while (text.charCodeAt(b) === BACKSLASH) b--
+    if ((q - 1 - b) % 2 === 0) return q + 1
+    j = q + 1
+  }
+}
+
 export function jsonPointerLines(text: string, maxDepth: number): Map<string, number> {
   const out = new Map<string, number>()
   let i = 0
@@ -28,43 +40,39 @@ export function jsonPointerLines(text: string, maxDepth: number): Map<string, nu
       i++
     }
   }
-  /** The end (after the closing quote) of the string starting at i. Strings hold no raw line break. */
-  const stringEnd = (): number => {
-    let j = i + 1
-    for (;;) {
-      const q = text.indexOf('"', j)
-      if (q === -1) fail('unterminated string')
-      let b = q - 1
-      while (text.charCodeAt(b) === BACKSLASH) b--
-      if ((q - 1 - b) % 2 === 0) return q + 1
-      j = q + 1
-    }
-  }
-  /** Steps over one value, counting its lines. */
+  /** Steps over one value, counting its lines (in locals: the closure's `i` and `line` are slow to update per character). */
   const skip = () => {
-    const c = text.charCodeAt(i)
+    const s = text
+    const n = s.length
+    let j = i
+    const c = s.charCodeAt(j)
     if (c === QUOTE) {
-      i = stringEnd()
+      i = stringEnd(s, j)
       return
     }
     if (c !== 123 && c !== 91) {
       // A number, true, false or null: up to the next delimiter.
-      for (let d = c; i < text.length && d !== 44 && d !== 93 && d !== 125 && d !== 32 && d !== NL && d !== 13 && d !== 9; d = text.charCodeAt(++i));
+      for (let d = c; j < n && d !== 44 && d !== 93 && d !== 125 && d !== 32 && d !== NL && d !== 13 && d !== 9; d = s.charCodeAt(++j));
+      i = j
       return
     }
     let depth = 0
-    while (i < text.length) {
-      const d = text.charCodeAt(i)
+    let l = line
+    while (j < n) {
+      const d = s.charCodeAt(j++)
       if (d === QUOTE) {
-        i = stringEnd()
-        continue
-      }
-      i++
-      if (d === NL) line++
+        // Inline rather than stringEnd: most strings here are a few characters, an indexOf each costs more.
+        for (let e = s.charCodeAt(j++); e !== QUOTE; e = s.charCodeAt(j++)) {
+          if (e === BACKSLASH) j++
+          if (j > n) fail('unterminated string')
+        }
+      } else if (d === NL) l++
       else if (d === 123 || d === 91) depth++
-      else if ((d === 125 || d === 93) && --depth === 0) return
+      else if ((d === 125 || d === 93) && --depth === 0) break
     }
-    fail('unbalanced brackets')
+    i = j
+    line = l
+    if (depth !== 0) fail('unbalanced brackets')
   }
   const value = (ptr: string, segments: number) => {
     ws()
@@ -85,7 +93,7 @@ export function jsonPointerLines(text: string, maxDepth: number): Map<string, nu
       let p: string
       if (c === 123) {
         if (text.charCodeAt(i) !== QUOTE) fail('expected a key')
-        const end = stringEnd()
+        const end = stringEnd(text, i)
         const raw = text.slice(i + 1, end - 1)
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
         p = ptr + '/' + key.replace(/~/g, '~0').replace(/\//g, '~1')
@@ -97,7 +105,6 @@ export function jsonPointerLines(text: string, maxDepth: number): Map<string, nu
         value(p, segments + 1)
       } else {
         p = ptr + '/' + n
-        ws()
         out.set(p, line)
         value(p, segments + 1)
       }
