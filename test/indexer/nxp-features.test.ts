@@ -122,6 +122,23 @@ describe('nxp features adapter: malformed input', () => {
     expect(r.facts.map((f) => [f.name, f.scope])).toEqual([['errata.6070', { device: 'BAD', parts: ['BADA', 'BADB'] }]])
   })
 
+  it('refuses an erratum two macros give, and one only in a block no part of the file reaches', () => {
+    const text = [
+      '#if defined(CPU_TWOA)', // 1
+      '#define FSL_FEATURE_I2C_HAS_ERRATA_6070 (1)', // 2
+      '#else', // 3: every part of the file is named above: no part reaches this block
+      '#define FSL_FEATURE_GPT_HAS_ERRATA_3777 (1)', // 4
+      '#endif', // 5
+      '#define FSL_FEATURE_LPI2C_HAS_ERRATA_6070 (1)' // 6
+    ].join('\n')
+    const two = nxpFeaturesAdapter.parse([artifact('features/nxp/TWO_features.h', Buffer.from(text))])
+    expect(two.facts.map((f) => [f.name, f.value.module, f.scope])).toEqual([['errata.6070', 'I2C', { device: 'TWO' }]])
+    expect(two.problems).toEqual([
+      { file: 'features/nxp/TWO_features.h', line: 4, reason: 'FSL_FEATURE_GPT_HAS_ERRATA_3777 is 1 only in blocks no part of the file reaches; not read' },
+      { file: 'features/nxp/TWO_features.h', line: 6, reason: 'FSL_FEATURE_LPI2C_HAS_ERRATA_6070 gives errata.6070, which FSL_FEATURE_I2C_HAS_ERRATA_6070 already gives; skipped' }
+    ])
+  })
+
   it('a file not named <device>_features.h gives a problem and no target, so the catalog shows its source as failed', () => {
     const a = artifact('features/nxp/notes.h', Buffer.from('#define FSL_FEATURE_I2C_HAS_ERRATA_6070 (1)\n'))
     const bad = nxpFeaturesAdapter.parse([a])
