@@ -8,7 +8,8 @@ import { CatalogIndex } from '../../src/service/catalog-index.js'
 const KIND_TOPICS: Readonly<Record<string, Topic[]>> = {
   'cmsis-svd': ['registers'],
   'stm32-pin-data-mcu': ['pins', 'electrical'],
-  'nordic-mdk-errata-header': ['errata']
+  'nordic-mdk-errata-header': ['errata'],
+  'nxp-mcux-features-header': ['errata']
 }
 const PROBLEMS_KEPT = 3
 
