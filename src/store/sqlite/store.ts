@@ -2,9 +2,9 @@ import Database from 'better-sqlite3'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { LRUCache } from 'lru-cache'
-import { ServiceError } from '../../service/errors.js'
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { hashFiles } from '../hash-files.js'
+import { StoreError } from '../errors.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
@@ -125,7 +125,7 @@ class SqliteReleaseStore implements ReleaseStore {
       try {
         db = openReadOnly(this.shardFiles[i]!, SHARD_CACHE_KIB)
       } catch (err) {
-        throw new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${this.manifest.id} is not served: ${shardFileName(basename(this.shardFiles[i]!, '.sqlite'))} cannot be opened (${(err as Error).message}).`)
+        throw new StoreError('release-unavailable', `Corpus release ${this.manifest.id} is not served: ${shardFileName(basename(this.shardFiles[i]!, '.sqlite'))} cannot be opened (${(err as Error).message}).`)
       }
       s = {
         db,
@@ -430,7 +430,7 @@ export class SqliteRepository implements ReleaseRepository {
   private async checkAndOpen(id: string, file: string): Promise<ReleaseStore> {
     const refuse = (problem: string) => {
       this.refused.set(id, problem)
-      return new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${id} is not served: ${problem}.`)
+      return new StoreError('release-unavailable', `Corpus release ${id} is not served: ${problem}.`)
     }
     // An unusable file is re-checked now and then (it may be restored), not on every request.
     const refused = this.refused.get(id)
