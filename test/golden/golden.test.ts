@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HardwareFacts } from '../../src/service/facts.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
-import { fileName, indexLine, SELECTIONS, snapshot } from './snapshot.js'
+import { describeChanges, fileName, indexLine, SELECTIONS, snapshot } from './snapshot.js'
 
 // Every build of ../shared/corpus must serve exactly the committed facts. A deliberate change:
 // `npm run golden:update`, then review `git diff test/golden` like any other change.
@@ -50,4 +50,27 @@ describe('golden fact snapshots', () => {
       expect(lines, HINT).toEqual(golden)
     })
   }
+})
+
+describe('npm run golden:update: what it prints', () => {
+  const fact = (name: string, value: Record<string, unknown>, pkg?: string, locator = 'line 1') =>
+    JSON.stringify({ id: name, topic: 'registers', name, value, scope: pkg ? { device: 'D', package: pkg } : { device: 'D' }, evidence: [{ locator }] })
+
+  it('names each added, removed and changed fact, with the old and new value of each member that differs', () => {
+    const before = [fact('A.CR1', { offset: '0x00', size: 32 }), fact('A.SR', { offset: '0x04' }), fact('PA9', { position: '68' }, 'LQFP100'), fact('PA9', { position: '42' }, 'LQFP64')]
+    const after = [
+      fact('A.CR1', { offset: '0x00', size: 16, access: 'read-only' }),
+      fact('A.DR', { offset: '0x08' }),
+      fact('PA9', { position: '68' }, 'LQFP100', 'line 2'),
+      fact('PA9', { position: '43' }, 'LQFP64')
+    ]
+    expect(describeChanges(before, after)).toEqual([
+      '+ A.DR: {"offset":"0x08"}',
+      '- A.SR',
+      '~ A.CR1: access (absent) → "read-only"; size 32 → 16',
+      '~ PA9 [LQFP100]: evidence changed',
+      '~ PA9 [LQFP64]: position "42" → "43"'
+    ])
+    expect(describeChanges(before, before)).toEqual([])
+  })
 })
