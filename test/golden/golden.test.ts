@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HardwareFacts } from '../../src/service/facts.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
+import { checkAgainstSources, type GoldenFact } from './reader.js'
 import { describeChanges, fileName, indexLine, SELECTIONS, snapshot } from './snapshot.js'
 
 // Every build of ../shared/corpus must serve exactly the committed facts. A deliberate change:
@@ -72,5 +73,40 @@ describe('npm run golden:update: what it prints', () => {
       '~ PA9 [LQFP64]: position "42" → "43"'
     ])
     expect(describeChanges(before, before)).toEqual([])
+  })
+})
+
+const goldenFacts = (file: string) => readFileSync(join(HERE, 'facts', file), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as GoldenFact)
+
+describe('golden values read back from the sources their evidence points at (test/golden/reader.ts)', () => {
+  for (const s of SELECTIONS) {
+    it(`${fileName(s)}: every fact's values as its source states them`, () => {
+      const facts = goldenFacts(fileName(s))
+      const r = checkAgainstSources(facts)
+      expect(r.mismatches).toEqual([])
+      expect(r.unchecked).toEqual([])
+      // At least one value member of every fact was compared.
+      expect(r.checked).toBeGreaterThanOrEqual(facts.length)
+    })
+  }
+
+  it('finds a wrong value of each kind of fact: the reader is not vacuous', () => {
+    const wrong: Array<[string, string, (v: Record<string, any>) => void]> = [
+      ['STM32F407VGT6.registers.jsonl', 'GPIOH.AFRH', (v) => (v.address = '0x40021C28')],
+      ['STM32F407VGT6.registers.jsonl', 'GPIOH.AFRH.AFRH10', (v) => (v.bitOffset = 12)],
+      ['nRF52840.registers.jsonl', 'POWER.RAM1.POWER', (v) => (v.offset = '0x900')],
+      ['esp32.registers.jsonl', 'RMT.INT_RAW.CH0_TX_END', (v) => (v.bitWidth = 2)],
+      ['STM32F407VGT6.pins.jsonl', 'PA10', (v) => (v.position = '68')],
+      ['STM32G071KBT6.pins.jsonl', 'PA10', (v) => v.alternateFunctions.pop()],
+      ['STM32F407VGT6.electrical.jsonl', 'clock.cpu.max', (v) => (v.value = 180)],
+      ['nRF52840.errata.jsonl', 'errata.103', (v) => (v.revisions[1].applies = true)]
+    ]
+    for (const [file, name, spoil] of wrong) {
+      const fact = goldenFacts(file).find((f) => f.name === name)
+      expect(fact, `${file} ${name}`).toBeDefined()
+      expect(checkAgainstSources([fact!]).mismatches, `${name} as served`).toEqual([])
+      spoil(fact!.value)
+      expect(checkAgainstSources([fact!]).mismatches.map((m) => m.fact), `${name} spoiled`).toEqual([name])
+    }
   })
 })
