@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import cliProgress from 'cli-progress'
 import type { ApiKey } from '../src/auth/keys.js'
 import { DataDir } from '../src/store/layout.js'
@@ -20,8 +20,21 @@ const USAGE = `usage:
   hwfacts verify <release-id> [--data-dir D]
   hwfacts fetch <sources.json> [--data-dir D] [--out DIR] [--mirror URL]
   hwfacts keys create <key-id> [--keys-file F]   (prints the key once; stores only its sha256)
+  hwfacts sample [--data-dir D]                  (builds and promotes the sample release unless D has a promoted one)
   hwfacts engine load|promote|retire|list …        (search-engine releases; see README)
 The data dir defaults to $HWFACTS_DATA_DIR, else ./data.`
+
+/**
+ * The small hand-written corpus `npm start` serves on a fresh clone, found upwards from this file
+ * (indexer/ when run by tsx, dist/indexer/ when built).
+ */
+function sampleCorpus(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dirname(dir) !== dir; dir = dirname(dir)) {
+    const corpus = join(dir, 'test', 'fixtures', 'sample-corpus')
+    if (existsSync(join(corpus, 'sources.json'))) return corpus
+  }
+  throw new InventoryError('the sample corpus (test/fixtures/sample-corpus) is not in this installation')
+}
 
 /** A bar on a terminal; plain, greppable log lines otherwise (CI, pipes). */
 function progressReporter(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
@@ -134,6 +147,14 @@ export async function main(argv: string[]): Promise<number> {
       for (const f of r.failures) process.stderr.write(`hwfacts: ${f.path}: ${f.reason}\n`)
       process.stdout.write(`${r.fetched} fetched, ${r.failures.length} failed\n`)
       return r.failures.length === 0 ? 0 : 1
+    }
+    case 'sample': {
+      if (data.promotedId() !== undefined) return 0
+      const corpus = sampleCorpus()
+      const r = await buildRelease({ inventory: corpus, dataDir: data.root })
+      promote(data, r.id)
+      process.stdout.write(`Built and promoted the sample release ${r.id} from ${corpus}\n`)
+      return 0
     }
     case 'keys': {
       if (arg !== 'create' || !arg2 || !/^[A-Za-z0-9._-]{1,64}$/.test(arg2)) break

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto'
 import type { FactDraft, Topic } from '../src/model/fact.js'
 import { factTerms } from '../src/model/fact-terms.js'
 import { countTokens, TOKENIZER } from '../src/model/tokens.js'
+import { revisionColumn } from '../src/store/revisions.js'
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every parse cache key. */
@@ -38,13 +39,11 @@ function factId(f: FactDraft): string {
   return hash('sha256', `${f.target}\0${f.topic}\0${f.name}\0${f.scope.package ?? ''}${f.scope.source ? `\0${f.scope.source}` : ''}`, 'hex').slice(0, 20)
 }
 
-/** Revision tokens for the silicon_revision filter: applicable codes, `*` when unlisted codes apply, `!code` for listed non-applicable ones. */
+/** The silicon_revision filter's column of an errata fact (src/store/revisions.ts); null otherwise. */
 function revisionTokens(f: FactDraft): string | null {
   if (f.topic !== 'errata') return null
   const value = f.value as { revisions?: Array<{ code: string; applies: boolean }>; appliesToUnlistedRevisions?: boolean }
-  const toks = (value.revisions ?? []).map((r) => (r.applies ? r.code : `!${r.code}`))
-  if (value.appliesToUnlistedRevisions) toks.push('*')
-  return ` ${toks.join(' ')} `
+  return revisionColumn(value.revisions ?? [], value.appliesToUnlistedRevisions === true)
 }
 
 export function encodeFact(f: FactDraft): EncodedFact {

@@ -5,7 +5,7 @@ export interface Config {
   host: string
   port: number
   dataDir: string
-  /** True when HWFACTS_DATA_DIR was not given: the sample release is built on first start. */
+  /** True when HWFACTS_DATA_DIR was not given: a development data dir, into which `npm start` has `hwfacts sample` build the sample release. */
   sampleData: boolean
   apiKeysFile: string
   /** HWFACTS_CURSOR_SECRET; when absent, one generated per data directory (src/auth/cursor-secret.ts). */

@@ -12,20 +12,6 @@ import { drainAndClose } from './http/drain.js'
 import { boundHeapGrowth } from './memory.js'
 import { mcpRoute } from './mcp/route.js'
 import { HardwareFacts } from './service/facts.js'
-import { DataDir } from './store/layout.js'
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SAMPLE_CORPUS = join(ROOT, 'test', 'fixtures', 'sample-corpus')
-
-/** On a fresh clone there is no release: build and promote the small sample one. */
-async function ensureSampleRelease(cfg: Config): Promise<void> {
-  const data = new DataDir(cfg.dataDir)
-  if (data.promotedId() !== undefined) return
-  const { buildRelease } = await import('../indexer/build.js')
-  const r = await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: cfg.dataDir })
-  data.promote(r.id)
-  process.stdout.write(`Built and promoted the sample release ${r.id} from ${SAMPLE_CORPUS}\n`)
-}
 
 /** A local development key, stored hashed; its secret is written once to a 0600 file, never logged. */
 function ensureDevKey(cfg: Config): string | undefined {
@@ -41,7 +27,6 @@ function ensureDevKey(cfg: Config): string | undefined {
 
 export async function start(cfg: Config = loadConfig()) {
   boundHeapGrowth(cfg.heapGrowthPercent)
-  if (cfg.sampleData) await ensureSampleRelease(cfg)
   const devKeyFile = cfg.sampleData ? ensureDevKey(cfg) : undefined
   // Before any backend is opened: a wrong keys file stops the start.
   const keys = ApiKeyStore.fromFile(cfg.apiKeysFile, { allowMissing: cfg.sampleData })

@@ -3,7 +3,8 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { ERROR_CODES, isErrorCode, ServiceError, type ErrorCode } from '../service/errors.js'
+import { ERROR_CODES, fromStoreError, isErrorCode, ServiceError, type ErrorCode } from '../service/errors.js'
+import { StoreError } from '../store/errors.js'
 
 export const PROBLEM_TYPE = 'application/problem+json'
 
@@ -132,6 +133,7 @@ function fromValidation(err: FastifyError & { validation: AjvError[]; validation
 /** Turns anything thrown into a Problem; unexpected errors are logged and answered as INTERNAL without detail. */
 export function toServiceError(err: unknown, req: FastifyRequest): ServiceError {
   if (err instanceof ServiceError) return err
+  if (err instanceof StoreError) return fromStoreError(err)
   const e = err as FastifyError & { validation?: AjvError[] }
   if (e.validation) return fromValidation(e as FastifyError & { validation: AjvError[] })
   if (typeof e.code === 'string' && isErrorCode(e.code) && typeof e.message === 'string') return new ServiceError(e.code, e.message)

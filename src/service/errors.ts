@@ -1,3 +1,5 @@
+import type { StoreError, StoreFailure } from '../store/errors.js'
+
 /**
  * Every error code the service answers with, in one table: the Problem builder, the
  * `/v1/error-codes/{code}` route, the OpenAPI document and the README all read it.
@@ -158,4 +160,13 @@ export class ServiceError extends Error {
   get status(): number {
     return ERROR_CODES[this.code].status
   }
+}
+
+/** The Problem code of each failure the store reports in its own terms (src/store/errors.ts). */
+const STORE_FAILURE_CODES = {
+  'release-unavailable': 'RELEASE_UNAVAILABLE'
+} as const satisfies Record<StoreFailure, ErrorCode>
+
+export function fromStoreError(err: StoreError): ServiceError {
+  return new ServiceError(STORE_FAILURE_CODES[err.failure], err.message)
 }

@@ -73,3 +73,39 @@ export async function snapshot(facts: HardwareFacts, s: Selection): Promise<{ ta
 
 /** The index file: which target each selection resolved to, and how many facts it pins. */
 export const indexLine = (s: Selection, target: string, count: number) => JSON.stringify({ file: fileName(s), part: s.part, topic: s.topic, prefixes: s.prefixes ?? null, target, facts: count })
+
+interface GoldenFact {
+  name: string
+  value: Record<string, unknown>
+  scope: { package?: string }
+  evidence: unknown
+}
+
+/** A fact's key within a selection: its name, and its package where one name has several. */
+const keyOf = (f: GoldenFact) => (f.scope.package ? `${f.name} [${f.scope.package}]` : f.name)
+const show = (v: unknown) => (v === undefined ? '(absent)' : JSON.stringify(v))
+
+/**
+ * What changed between two snapshots of a selection, one line per fact: added and removed facts by
+ * name, and for a changed fact each value member that differs (old → new), or its scope or evidence.
+ * `npm run golden:update` prints it, so the commit can say why each fact changed.
+ */
+export function describeChanges(before: string[], after: string[]): string[] {
+  const index = (lines: string[]) => new Map(lines.map((l) => JSON.parse(l) as GoldenFact).map((f) => [keyOf(f), f]))
+  const was = index(before)
+  const is = index(after)
+  const out: string[] = []
+  for (const [k, f] of is) if (!was.has(k)) out.push(`+ ${k}: ${show(f.value)}`)
+  for (const k of was.keys()) if (!is.has(k)) out.push(`- ${k}`)
+  for (const [k, now] of is) {
+    const old = was.get(k)
+    if (!old) continue
+    const changes: string[] = []
+    for (const m of [...new Set([...Object.keys(old.value), ...Object.keys(now.value)])].sort())
+      if (show(old.value[m]) !== show(now.value[m])) changes.push(`${m} ${show(old.value[m])} → ${show(now.value[m])}`)
+    if (show(old.scope) !== show(now.scope)) changes.push(`scope ${show(old.scope)} → ${show(now.scope)}`)
+    if (show(old.evidence) !== show(now.evidence)) changes.push('evidence changed')
+    if (changes.length > 0) out.push(`~ ${k}: ${changes.join('; ')}`)
+  }
+  return out
+}

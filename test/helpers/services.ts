@@ -18,7 +18,7 @@ export function enginesFromEnv(): Array<TestEngine | undefined> {
 }
 
 export const NO_ENGINE = 'neither OPENSEARCH_URL nor ELASTICSEARCH_URL is set (start one with `.ci/services.sh start-all` and `eval "$(.ci/services.sh env)"`)'
-export const NO_REDIS = 'REDIS_URL is not set (start Redis with `.ci/services.sh redis-start` and `eval "$(.ci/services.sh env)"`)'
+export const NO_REDIS = 'REDIS_URL is not set and redis-server is not installed (apt-get install redis-server, and the test setup starts one; or set REDIS_URL)'
 
 /** Prints why a suite is skipped, once, where the test output shows it. */
 export function skipReason(suite: string, reason: string | undefined): string | undefined {

@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRelease } from '../../indexer/build.js'
@@ -13,51 +10,15 @@ import { loadConfig } from '../../src/config.js'
 import { buildApp } from '../../src/http/app.js'
 import { HardwareFacts } from '../../src/service/facts.js'
 import { DataDir } from '../../src/store/layout.js'
+import { hasRedisServer, privateRedis, type PrivateRedis } from '../helpers/redis.js'
 import { NO_REDIS, skipReason } from '../helpers/services.js'
 import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SERVICES = join(ROOT, '.ci', 'services.sh')
 const REDIS_URL = process.env.REDIS_URL
 const skip = skipReason('redis rate limits', REDIS_URL ? undefined : NO_REDIS)
-const hasRedisServer = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
-const skipOutage = skip ?? skipReason('redis outage', hasRedisServer ? undefined : 'redis-server is not installed (a private instance is started and stopped for the outage test)')
+const skipOutage = skipReason('redis outage', hasRedisServer ? undefined : 'redis-server is not installed (a private instance is started and stopped for the outage test)')
 
 const WINDOW_MS = 60_000
-
-/**
- * A Redis of its own on a free port (`.ci/services.sh` with a private SERVICES_DIR), so stopping
- * or pausing it cannot disturb other suites using REDIS_URL. `stop` also removes its directory.
- */
-async function privateRedis(): Promise<{ url: string; pid: number; services: (cmd: string) => string; stop: () => void }> {
-  const port = await new Promise<number>((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port
-      s.close(() => res(p))
-    })
-  })
-  const env = { ...process.env, REDIS_PORT: String(port), SERVICES_DIR: mkdtempSync(join(tmpdir(), 'hwfacts-redis-svc-')) }
-  const services = (cmd: string) => execFileSync('bash', [SERVICES, cmd], { env, stdio: ['ignore', 'pipe', 'pipe'] }).toString()
-  const url = services('redis-start').match(/REDIS_URL=(\S+)/)![1]!
-  const pid = Number(readFileSync(join(env.SERVICES_DIR, `redis-${port}.pid`), 'utf8').trim())
-  return {
-    url,
-    pid,
-    services,
-    stop: () => {
-      services('redis-stop')
-      rmSync(env.SERVICES_DIR, { recursive: true, force: true })
-    }
-  }
-}
-
 
 interface Instance {
   app: FastifyInstance
@@ -165,7 +126,7 @@ describe.skipIf(skip !== undefined)('rate limits shared through Redis', () => {
 
 describe.skipIf(skipOutage !== undefined)('when Redis goes away', () => {
   let svc: Instance | undefined
-  let redis: Awaited<ReturnType<typeof privateRedis>> | undefined
+  let redis: PrivateRedis | undefined
   const k = key('outage')
 
   beforeAll(async () => {
@@ -207,7 +168,7 @@ describe.skipIf(skipOutage !== undefined)('when Redis goes away', () => {
 
 describe.skipIf(skipOutage !== undefined)('when Redis hangs (process stopped)', () => {
   let svc: Instance | undefined
-  let redis: Awaited<ReturnType<typeof privateRedis>> | undefined
+  let redis: PrivateRedis | undefined
   const k = key('hang')
 
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { revisionApplies } from '../revisions.js'
 import type { FactQuery, FactRow } from '../types.js'
 
 /**
@@ -7,7 +8,7 @@ import type { FactQuery, FactRow } from '../types.js'
  * - names: `name_key IN (lowercased)`; prefixes: the same byte range (`>= p`, `< p + U+FFFF`),
  *   since keyword ranges compare UTF-8 bytes like SQLite's BINARY collation;
  * - package: a term on a field whose normalizer folds ASCII case only (COLLATE NOCASE);
- * - silicon revision: `instr()` on the raw ` code !code * ` string becomes a contains-wildcard;
+ * - silicon revision: the one rule of src/store/revisions.ts, `instr()` becoming a contains-wildcard;
  * - terms: one constant-score prefix clause per query term, so _score = number of terms matched
  *   (the FTS5 prefix match counted per term), ordered by _score desc, then ord.
  */
@@ -42,19 +43,15 @@ function literal(s: string): string {
   return s.replace(/[\\*?]/g, (c) => '\\' + c)
 }
 
-/** `revisions IS NULL OR instr(r, ' c ') OR (instr(r, ' * ') AND NOT instr(r, ' !c '))`. */
+/** The revision rule (src/store/revisions.ts) as an engine query: `instr()` becomes a contains-wildcard. */
 function revisionClause(code: string): unknown {
-  const contains = (s: string) => ({ wildcard: { revisions: { value: `* ${literal(s)} *` } } })
-  return {
-    bool: {
-      should: [
-        { bool: { must_not: [{ exists: { field: 'revisions' } }] } },
-        contains(code),
-        { bool: { filter: [contains('*')], must_not: [contains('!' + code)] } }
-      ],
-      minimum_should_match: 1
-    }
-  }
+  return revisionApplies<unknown>(code, {
+    isNull: { bool: { must_not: [{ exists: { field: 'revisions' } }] } },
+    contains: (needle) => ({ wildcard: { revisions: { value: `*${literal(needle)}*` } } }),
+    or: (...xs) => ({ bool: { should: xs, minimum_should_match: 1 } }),
+    and: (a, b) => ({ bool: { filter: [a, b] } }),
+    not: (a) => ({ bool: { must_not: [a] } })
+  })
 }
 
 export interface SearchHit {

@@ -2,10 +2,11 @@ import Database from 'better-sqlite3'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { LRUCache } from 'lru-cache'
-import { ServiceError } from '../../service/errors.js'
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { hashFiles } from '../hash-files.js'
+import { StoreError } from '../errors.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
+import { revisionApplies, type RevisionTerms } from '../revisions.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
@@ -58,10 +59,31 @@ const foldAscii = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase())
 function rowFilter(q: FactQuery): ((r: RowFields) => boolean) | undefined {
   if (q.package === undefined && q.siliconRevision === undefined) return undefined
   const pkg = q.package === undefined ? undefined : foldAscii(q.package)
-  const rev = q.siliconRevision
-  return (r) =>
-    (pkg === undefined || (r.package !== null && foldAscii(r.package) === pkg)) &&
-    (rev === undefined || r.revisions === null || r.revisions.includes(` ${rev} `) || (r.revisions.includes(' * ') && !r.revisions.includes(` !${rev} `)))
+  const rev = q.siliconRevision === undefined ? undefined : revisionApplies(q.siliconRevision, ROW_REVISION_TERMS)
+  return (r) => (pkg === undefined || (r.package !== null && foldAscii(r.package) === pkg)) && (rev === undefined || rev(r.revisions))
+}
+
+type RevisionTest = (revisions: string | null) => boolean
+/** The revision rule as a test of a row's column, short-circuiting as the SQL does. */
+const ROW_REVISION_TERMS: RevisionTerms<RevisionTest> = {
+  isNull: (r) => r === null,
+  contains: (needle) => (r) => r !== null && r.includes(needle),
+  or: (...xs) => (r) => xs.some((x) => x(r)),
+  and: (a, b) => (r) => a(r) && b(r),
+  not: (a) => (r) => !a(r)
+}
+
+/** The revision rule as an SQL condition on `f.revisions`, with the parameters it binds, in order. */
+function revisionSql(code: string): { sql: string; params: string[] } {
+  const params: string[] = []
+  const sql = revisionApplies<string>(code, {
+    isNull: 'f.revisions IS NULL',
+    contains: (needle) => (params.push(needle), 'instr(f.revisions, ?) > 0'),
+    or: (...xs) => `(${xs.join(' OR ')})`,
+    and: (a, b) => `(${a} AND ${b})`,
+    not: (a) => `NOT (${a})`
+  })
+  return { sql, params }
 }
 
 /** Opens a release file read-only the way the store reads it. */
@@ -125,7 +147,7 @@ class SqliteReleaseStore implements ReleaseStore {
       try {
         db = openReadOnly(this.shardFiles[i]!, SHARD_CACHE_KIB)
       } catch (err) {
-        throw new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${this.manifest.id} is not served: ${shardFileName(basename(this.shardFiles[i]!, '.sqlite'))} cannot be opened (${(err as Error).message}).`)
+        throw new StoreError('release-unavailable', `Corpus release ${this.manifest.id} is not served: ${shardFileName(basename(this.shardFiles[i]!, '.sqlite'))} cannot be opened (${(err as Error).message}).`)
       }
       s = {
         db,
@@ -295,8 +317,9 @@ class SqliteReleaseStore implements ReleaseStore {
       params.push(q.peripheral, range.first, range.last)
     }
     if (q.siliconRevision !== undefined) {
-      where.push("(f.revisions IS NULL OR instr(f.revisions, ' ' || ? || ' ') > 0 OR (instr(f.revisions, ' * ') > 0 AND instr(f.revisions, ' !' || ? || ' ') = 0))")
-      params.push(q.siliconRevision, q.siliconRevision)
+      const rev = revisionSql(q.siliconRevision)
+      where.push(rev.sql)
+      params.push(...rev.params)
     }
     // One FTS5 prefix query per term, within this target's scoped terms; terms are [a-z0-9]+ already.
     const unions = q.terms.map(() => 'SELECT rowid AS ord FROM fact_terms WHERE fact_terms MATCH ?').join(' UNION ALL ')
@@ -430,7 +453,7 @@ export class SqliteRepository implements ReleaseRepository {
   private async checkAndOpen(id: string, file: string): Promise<ReleaseStore> {
     const refuse = (problem: string) => {
       this.refused.set(id, problem)
-      return new ServiceError('RELEASE_UNAVAILABLE', `Corpus release ${id} is not served: ${problem}.`)
+      return new StoreError('release-unavailable', `Corpus release ${id} is not served: ${problem}.`)
     }
     // An unusable file is re-checked now and then (it may be restored), not on every request.
     const refused = this.refused.get(id)
