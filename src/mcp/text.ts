@@ -218,6 +218,8 @@ function factValue(topic: string, v: Obj): string {
     )
   }
   if (topic === 'electrical' && v.value !== undefined) return `${str(v.value)}${v.unit ? ` ${str(v.unit)}` : ''}`
+  // An NXP SDK feature header's erratum: its id, module and one-line title, no revisions.
+  if (topic === 'errata' && v.id !== undefined) return join([`erratum ${str(v.id) ?? ''}`, str(v.module), str(v.title)], '; ')
   if (topic === 'errata') {
     const revs = arr(v.revisions).map(obj)
     const applies = revs.filter((r) => r.applies === true).map((r) => str(r.code))

@@ -149,7 +149,7 @@ export const ErrataHandling = Type.Object(
   { ...closed, $id: 'ErrataHandling', description: 'One row of the nrfx errata matrix.' }
 )
 
-export const ErratumValue = Type.Object(
+export const NordicErratumValue = Type.Object(
   {
     number: Type.Integer(),
     series: Type.String(),
@@ -164,8 +164,19 @@ export const ErratumValue = Type.Object(
     workaroundInMdk: Type.Optional(Type.Boolean()),
     workaroundEnabledByDefault: Type.Optional(Type.Boolean())
   },
-  { ...closed, $id: 'ErratumValue', description: 'A silicon erratum (fact name `errata.109`).' }
+  { ...closed, $id: 'NordicErratumValue', description: 'A silicon erratum of a Nordic MDK errata header (fact name `errata.109`).' }
 )
+
+export const McuxErratumValue = Type.Object(
+  {
+    id: Type.String({ description: 'Erratum id as the macro writes it (`FSL_FEATURE_I2C_HAS_ERRATA_6070` → `6070`).' }),
+    module: Type.String({ description: 'The SDK module the macro names (`I2C`).' }),
+    title: Type.Optional(Type.String({ description: 'The one-line comment above the macro, as written.' }))
+  },
+  { ...closed, $id: 'McuxErratumValue', description: 'An erratum an NXP MCUXpresso SDK feature header sets for the device (fact name `errata.6070`).' }
+)
+
+export const ErratumValue = Type.Union([NordicErratumValue, McuxErratumValue], { $id: 'ErratumValue', description: 'A silicon erratum (fact name `errata.<id>`): from a Nordic MDK errata header, or an NXP SDK feature header.' })
 
 const factProps = {
   id: Type.String({ description: 'Stable across releases for the same target, topic, name and package.' }),
