@@ -8,31 +8,30 @@ import { NO_REDIS } from './helpers/services.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = join(ROOT, '.cache')
-const WIDE_ARCHIVE = resolve(ROOT, '..', 'shared', 'corpus-wide.tar.xz')
-
 const say = (m: string) => process.stdout.write(`${m}\n`)
 
 /**
- * Unpacks the wide corpus into .cache/corpus-wide once (about 10 s), so the suites that read it
- * run everywhere the shared archive is, not only where someone unpacked it by hand. Unpacked
- * beside it first and renamed, so an interrupted run leaves no half corpus behind.
+ * Unpacks a shared corpus (`corpus-wide`, about 10 s; `corpus-world`, about 25 s) into .cache once,
+ * so the suites that read it run everywhere the shared archive is, not only where someone unpacked
+ * it by hand. Unpacked beside it first and renamed, so an interrupted run leaves no half corpus behind.
  */
-function unpackWideCorpus(): void {
-  if (existsSync(join(CACHE, 'corpus-wide', 'sources.json'))) return
-  if (!existsSync(WIDE_ARCHIVE)) {
-    say(`wide corpus: ${WIDE_ARCHIVE} is missing; its suites skip`)
+function unpackCorpus(name: 'corpus-wide' | 'corpus-world'): void {
+  const archive = resolve(ROOT, '..', 'shared', `${name}.tar.xz`)
+  if (existsSync(join(CACHE, name, 'sources.json'))) return
+  if (!existsSync(archive)) {
+    say(`${name}: ${archive} is missing; its suites skip`)
     return
   }
   const t = Date.now()
-  const tmp = mkdtempSync(join(CACHE, 'corpus-wide-unpack-'))
+  const tmp = mkdtempSync(join(CACHE, `${name}-unpack-`))
   try {
-    execFileSync('tar', ['-xJf', WIDE_ARCHIVE, '-C', tmp])
-    rmSync(join(CACHE, 'corpus-wide'), { recursive: true, force: true })
-    renameSync(join(tmp, 'corpus-wide'), join(CACHE, 'corpus-wide'))
+    execFileSync('tar', ['-xJf', archive, '-C', tmp])
+    rmSync(join(CACHE, name), { recursive: true, force: true })
+    renameSync(join(tmp, name), join(CACHE, name))
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
-  say(`wide corpus unpacked into .cache/corpus-wide (${Math.round((Date.now() - t) / 1000)} s)`)
+  say(`${name} unpacked into .cache/${name} (${Math.round((Date.now() - t) / 1000)} s)`)
 }
 
 /**
@@ -44,7 +43,8 @@ export default async function setup(): Promise<() => void> {
   const t = Date.now()
   const dir = await corpusDataDir()
   say(`corpus release ready in ${dir} (${Math.round((Date.now() - t) / 1000)} s)`)
-  unpackWideCorpus()
+  unpackCorpus('corpus-wide')
+  unpackCorpus('corpus-world')
   if (process.env.REDIS_URL || !hasRedisServer) {
     if (!process.env.REDIS_URL) say(`redis suites skipped: ${NO_REDIS}`)
     return () => {}

@@ -119,6 +119,8 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
           continue
         } else d = entity(spelled.name, 'selector-part', said)
       }
+      // Found by the source's own spelling too.
+      if (spelled.name !== pn.name && !drafts.has(normalizeKey(pn.name))) d.aliasKeys.set(normalizeKey(pn.name), pn.name)
       for (const p of pn.packages ?? []) d.packages.add(p)
       d.vendorRule ??= vendor
       d.attrs.vendor ??= vendor?.name ?? pn.vendor

@@ -5,7 +5,7 @@ import { checkReach } from '../../indexer/curation/reach.js'
 import { coreOf, svdCovers } from '../../indexer/curation/rules.js'
 import { loadVendors } from '../../indexer/curation/vendors.js'
 import type { TargetSummary } from '../../src/model/catalog.js'
-import type { CatalogPart, TargetIdentity } from '../../src/model/fact.js'
+import type { CatalogPart, PartNumber, TargetIdentity } from '../../src/model/fact.js'
 import { CatalogIndex } from '../../src/service/catalog-index.js'
 
 const sha = 'a'.repeat(64)
@@ -126,5 +126,88 @@ describe('derived catalog', () => {
     const psoc = buildCatalog({ targets: [svd('Cypress/psoc63', 'psoc63', { vendor: 'Cypress', series: 'PSoC63' })], parts: [] }, EMPTY_CURATION, vendors).catalog
     expect(new CatalogIndex(psoc).match('psoc63').matches.map((m) => m.entity.targets)).toEqual([{ registers: ['svd:Cypress/psoc63'] }])
     expect(checkReach(psoc).problems).toEqual([])
+  })
+})
+
+describe('part numbers of other sources', () => {
+  const pn = (name: string, vendor: string, extra: Partial<PartNumber> = {}): PartNumber => ({ name, vendor, sourceSha256: sha, sourcePath: extra.sourcePath ?? 'src/x', line: 1, ...extra })
+  const build = (targets: TargetSummary[], parts: CatalogPart[], partNumbers: PartNumber[]) => {
+    const { catalog, notes } = buildCatalog({ targets, parts, partNumbers }, EMPTY_CURATION, vendors)
+    return { ix: new CatalogIndex(catalog), catalog, notes }
+  }
+  const nxpErrata: TargetSummary = { key: 'nxp-features:MKL25Z4', topics: ['errata'], device: 'MKL25Z4', sourceSha256: sha, sourcePath: 'features/nxp/MKL25Z4_features.h', identity: { vendor: 'NXP Semiconductors' }, factCounts: {} }
+
+  it('a part its source names a part of a device gets that device register map and errata; its reel code resolves by the vendor rule', () => {
+    const { ix, catalog } = build(
+      [svd('NXP/MKL25Z4', 'MKL25Z4', { vendor: 'Freescale Semiconductor, Inc.' }), nxpErrata],
+      [],
+      [pn('MKL25Z128VLK4', 'NXP Semiconductors', { device: 'MKL25Z4', sourcePath: 'features/nxp/MKL25Z4_features.h', line: 433 })]
+    )
+    const m = ix.match('MKL25Z128VLK4').matches
+    expect(m.map((x) => [x.entity.name, x.how])).toEqual([['MKL25Z128VLK4', 'exact']])
+    expect(m[0]!.entity.targets).toEqual({ errata: ['nxp-features:MKL25Z4'], registers: ['svd:NXP/MKL25Z4'] })
+    expect(m[0]!.entity.reason).toContain('features/nxp/MKL25Z4_features.h line 433')
+    expect(ix.match('MKL25Z128VLK4R').matches.map((x) => [x.entity.name, x.how])).toEqual([['MKL25Z128VLK4', 'ordering-code']])
+    expect(checkReach(catalog).problems).toEqual([])
+  })
+
+  it('a part number that is another name or an ordering code of a known part joins it; its package narrows the vendor rule', () => {
+    const mchp = { vendor: 'Microchip Technology Inc.' }
+    const { ix } = build(
+      [svd('Atmel/ATSAMD21G18A', 'ATSAMD21G18A', mchp), svd('Nordic/nrf52840', 'nrf52840', { vendor: 'Nordic Semiconductor', series: 'nrf52' }), errata('NRF52840', ['NRF52840_XXAA'])],
+      [],
+      [
+        pn('samd21g18a-au', 'Microchip Technology (Atmel)', { packages: ['a'] }),
+        pn('samd21g18a-mu', 'Microchip Technology (Atmel)', { packages: ['m'] }),
+        pn('nRF52840_xxAA', 'Nordic VLSI ASA')
+      ]
+    )
+    // modm's SAM identifiers without Microchip's AT: the same part, found by either spelling.
+    for (const q of ['ATSAMD21G18A-AU', 'samd21g18a-au', 'ATSAMD21G18A-MUT']) expect(ix.match(q).matches.map((x) => x.entity.name), q).toEqual(['ATSAMD21G18A'])
+    expect(ix.match('ATSAMD21G18A-XU').matches.filter((x) => x.how === 'ordering-code')).toEqual([])
+    expect(ix.match('nRF52840_xxAA').matches.map((x) => [x.entity.name, x.how])).toEqual([['nRF52840', 'exact']])
+    expect(ix.entity('ATSAMD21G18A')!.ordering!.reason).toContain('packages the sources give: a, m')
+  })
+
+  it('a part no SVD covers is a part of its own without registers; its ordering codes resolve; a chip stands for its packages', () => {
+    const { ix, catalog } = build(
+      [svd('STMicro/STM32F407', 'STM32F407', ST)],
+      [],
+      [
+        pn('GD32F103C8', 'GigaDevice Semiconductor (Beijing) Inc', { sourcePath: 'targets/probe-rs/GD32F10x_Series.yaml' }),
+        pn('STM32F407VG', 'STMicroelectronics', { sourcePath: 'chips/stm32-data/STM32F407VG.json', packages: ['LQFP100'] }),
+        pn('STM32F407VGTx', 'STMicroelectronics', { sourcePath: 'chips/stm32-data/STM32F407VG.json', packages: ['LQFP100'], line: 9 })
+      ]
+    )
+    expect(ix.match('GD32F103C8T6').matches.map((x) => [x.entity.name, x.how, x.entity.targets])).toEqual([['GD32F103C8', 'ordering-code', {}]])
+    expect(ix.entity('STM32F407VG')!.members).toEqual(['STM32F407VGTx'])
+    expect(registers(ix, 'STM32F407VG')).toEqual(['STM32F407'])
+    expect(registers(ix, 'STM32F407VGT6')).toEqual(['STM32F407'])
+    expect(checkReach(catalog).problems).toEqual([])
+  })
+
+  it('a code two parts’ rules accept is no part of its own: it stays ambiguous, and the build says so', () => {
+    const mchp = { vendor: 'Microchip Technology Inc.' }
+    const { ix, notes } = build([svd('Atmel/ATSAMD21E15B', 'ATSAMD21E15B', mchp), svd('Atmel/ATSAMD21E15BU', 'ATSAMD21E15BU', mchp)], [], [pn('ATSAMD21E15B-UUT', 'Microchip Technology')])
+    expect(ix.match('ATSAMD21E15B-UUT').matches.map((x) => x.entity.name).sort()).toEqual(['ATSAMD21E15B', 'ATSAMD21E15BU'])
+    expect(notes.some((n) => n.includes('ATSAMD21E15B-UUT') && n.includes('resolves to neither alone'))).toBe(true)
+  })
+
+  it('an ST part no SVD names takes the one register map of its product line, and says whose', () => {
+    const { ix } = build(
+      [svd('STMicro/STM32F107', 'STM32F107', ST), pins('STM32F105R(8-B-C)Tx', 'LQFP64'), pins('STM32F107RCTx', 'LQFP64')],
+      [part('STM32F105RCTx', 'STM32F105R(8-B-C)Tx', 'STM32F105/107', 'LQFP64'), part('STM32F107RCTx', 'STM32F107RCTx', 'STM32F105/107', 'LQFP64')],
+      []
+    )
+    expect(registers(ix, 'STM32F105RCTx')).toEqual(['STM32F107'])
+    expect(ix.entity('STM32F105RCTx')!.reason).toContain("a sibling's register map")
+    expect(ix.entity('STM32F105RCTx')!.reason).toContain('STM32F105/107')
+  })
+
+  it('Nuvoton’s NUC1xx_registers is NUC1xx, and NUC140 resolves to it; a generator-named SVD is found by its file name', () => {
+    const { ix } = build([svd('Nuvoton/NUC100_Series', 'NUC1xx_registers', { vendor: 'Nuvoton' }), svd('SiFive-Community/fu740', 'sifive_hifive_unmatched_a00', { vendor: 'SiFive' })], [], [])
+    expect(ix.match('NUC140').matches.map((x) => [x.entity.name, x.how])).toEqual([['NUC1xx', 'ordering-code']])
+    expect(registers(ix, 'NUC140VE3CN')).toEqual(['NUC1xx_registers'])
+    expect(registers(ix, 'FU740')).toEqual(['sifive_hifive_unmatched_a00'])
   })
 })
