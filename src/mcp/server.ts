@@ -22,7 +22,8 @@ export const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   description: t.description,
   inputSchema: t.input as unknown as Tool['inputSchema'],
   outputSchema: t.output as unknown as NonNullable<Tool['outputSchema']>,
-  annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+  // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec); the title is the tool's.
+  annotations: { readOnlyHint: true, openWorldHint: false }
 }))
 
 /**
