@@ -53,7 +53,7 @@ export const CompareSide = Type.Object(
     part: Type.String({ description: 'The part as asked.' }),
     release: ReleaseId,
     status: StringEnum(['resolved', 'ambiguous', 'not_covered', 'source_failed', 'not_found']),
-    target: Type.Union([ContextTarget, Type.Null()]),
+    target: Type.Union([ContextTarget, Type.Null()], { description: 'The target compared; null when the side did not resolve to one, or left out of an answer without entries to fit max_tokens (`elided`).' }),
     candidates: Type.Optional(Type.Array(Target, { description: 'Ambiguous: the document targets to choose from.' })),
     candidateCount: Type.Optional(Type.Integer({ minimum: 0 })),
     hint: Type.Optional(Type.String()),
@@ -92,6 +92,10 @@ const counts = (names: string[], id: string) =>
 export const ReleaseChangeCounts = counts(['added', 'removed', 'changed', 'unchanged'], 'ReleaseChangeCounts')
 export const PartDiffCounts = counts(['onlyPart', 'onlyOther', 'differs', 'same'], 'PartDiffCounts')
 
+const elided = Type.Optional(
+  Type.Literal(true, { description: 'An answer without entries whose budget could not hold the sides\' targets (and artifacts) either: they were left out; repeat with page.neededMaxTokens for them and the entries.' })
+)
+
 const responseStatus = StringEnum(['ok', 'ambiguous', 'not_covered', 'source_failed', 'not_found'], {
   description: 'Only `ok` compares; otherwise a side could not be resolved to one target and `from`/`to` or `part`/`other` say why (no entries).'
 })
@@ -116,6 +120,7 @@ export const CompareReleasesResponse = Type.Object(
     filters: CompareFilters,
     artifacts: Type.Array(ArtifactChange, { description: 'The source artifacts behind these facts in either release; `changed` when the same path has another sha256.' }),
     counts: ReleaseChangeCounts,
+    elided,
     changes: Type.Array(ReleaseChange, { description: 'Ordered by name, then package.' }),
     page: Page,
     notes: Type.Optional(Type.Array(Type.String()))
@@ -173,6 +178,7 @@ export const ComparePartsResponse = Type.Object(
     other: CompareSide,
     filters: CompareFilters,
     counts: PartDiffCounts,
+    elided,
     entries: Type.Array(PartDiff, { description: 'Ordered by name.' }),
     page: Page,
     notes: Type.Optional(Type.Array(Type.String()))
