@@ -21,6 +21,7 @@ import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, Compar
 import { compareOf } from '../service/compare.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
+import { toolResult, withinBudget, type ToolResult } from './budget.js'
 import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
 
 type Obj = Record<string, unknown>
@@ -207,13 +208,6 @@ export function validateArgs(t: ToolDef, raw: Obj | undefined, req: FastifyReque
   throw new ServiceError(err.code, detail, err.param)
 }
 
-export interface ToolResult {
-  [k: string]: unknown
-  content: Array<{ type: 'text'; text: string }>
-  structuredContent?: Obj
-  isError?: boolean
-}
-
 /**
  * A tool error result: the stable code and the argument, in the text. No structuredContent: clients
  * validate it against the tool's outputSchema, which describes the successful answer.
@@ -226,12 +220,15 @@ export function toolError(err: ServiceError, ctx: Pick<ToolContext, 'base' | 're
   return { content: [{ type: 'text', text }], isError: true }
 }
 
-/** Runs one tool; every failure, expected or not, comes back as a tool error result, never a throw. */
+/**
+ * Runs one tool; every failure, expected or not, comes back as a tool error result, never a throw.
+ * A tool with a token budget keeps the whole result within it (budget.ts).
+ */
 export async function callTool(t: ToolDef, raw: Obj | undefined, ctx: ToolContext): Promise<ToolResult> {
   try {
     const args = validateArgs(t, raw, ctx.req)
-    const result = await t.run(args as never, ctx)
-    return { content: [{ type: 'text', text: t.render(result) }], structuredContent: result }
+    if (typeof args.max_tokens === 'number') return await withinBudget(args.max_tokens, (budget) => t.run({ ...args, max_tokens: budget } as never, ctx), t.render)
+    return toolResult(await t.run(args as never, ctx), t.render)
   } catch (err) {
     // toServiceError logs unexpected errors and answers INTERNAL without detail, as REST does.
     return toolError(toServiceError(err, ctx.req), ctx)
