@@ -231,12 +231,14 @@ export const Page = Type.Object(
     limit: Type.Integer({ minimum: 1 }),
     maxTokens: Type.Integer({ minimum: 256 }),
     tokens: Type.Integer({ minimum: 0, description: 'Tokens of the whole response (cl100k_base), at most maxTokens.' }),
-    truncatedBy: Type.Union([StringEnum(['limit', 'max_tokens']), Type.Null()], { description: 'Why the page ended before the result set did; null when it did not.' }),
+    truncatedBy: Type.Union([StringEnum(['limit', 'max_tokens']), Type.Null()], { description: 'Why the page ended before the result set (or an ambiguous answer\'s candidates) did; null when it did not.' }),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` to continue; null when there is nothing more to page to.' }),
     budgetTooSmall: Type.Boolean({
       description: 'True when max_tokens could not fit even the next fact: `facts` is empty although facts remain. Repeat with max_tokens of at least `neededMaxTokens` (and the same cursor).'
     }),
-    neededMaxTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'When budgetTooSmall, the max_tokens the next fact needs; else null.' })
+    neededMaxTokens: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'When budgetTooSmall, the max_tokens the next fact needs; when max_tokens cut the candidates of an ambiguous answer (truncatedBy `max_tokens`), the max_tokens that lists them; else null.'
+    })
   },
   { ...closed, $id: 'Page' }
 )

@@ -514,7 +514,7 @@ export class HardwareFacts {
         notFound
           ? 'Unknown part: no facts returned.'
           : topicRes.status === 'ambiguous'
-            ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.'
+            ? 'Ambiguous part for this topic: no facts returned; the candidates are the document targets to choose from (never chosen for you).'
             : topicRes.status === 'source_failed'
               ? 'The source for this topic could not be read: no facts returned.'
               : 'This topic is not covered for this part: no facts returned.'
@@ -657,18 +657,31 @@ class Envelope {
 
   /**
    * An answer without facts. Over budget, it gives up candidates from the end (candidateCount
-   * still counts them all), then the filter lists; if even that does not fit, max_tokens is too
-   * small for this answer at all.
+   * still counts them all), saying so (`truncatedBy`, a note) and what max_tokens lists them
+   * (`neededMaxTokens`), then the filter lists; if even that does not fit, max_tokens is too small
+   * for this answer at all.
    */
   empty(page: Page, extra: ContextExtra): string {
+    const listed = extra.candidates?.length ?? 0
+    let whole: number | undefined
     for (;;) {
       const tokens = this.headTokens + countTokens(this.tail(page, extra))
       if (tokens <= this.maxTokens) {
         page.tokens = tokens
         return this.head + this.tail(page, extra)
       }
-      if (extra.candidates?.length) extra.candidates.pop()
-      else if (!this.elide())
+      if (extra.candidates?.length) {
+        if (whole === undefined) {
+          // The answer with every candidate, and room for a max_tokens of more digits.
+          whole = tokens + 3
+          page.truncatedBy = 'max_tokens'
+          page.neededMaxTokens = whole
+          this.notes.push('')
+        }
+        extra.candidates.pop()
+        this.notes[this.notes.length - 1] =
+          `max_tokens=${this.maxTokens} leaves room for ${extra.candidates.length} of these ${listed} candidates (candidateCount counts all): max_tokens=${whole} lists the ${listed}.`
+      } else if (!this.elide())
         throw new ServiceError('INVALID_PARAMETER', `max_tokens=${this.maxTokens} cannot hold even this answer without facts (${tokens} tokens); raise max_tokens.`, 'max_tokens')
     }
   }
