@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { callTool, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js'
@@ -42,7 +42,8 @@ export function createMcpServer(ctx: ToolContext): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const t = TOOLS_BY_NAME.get(request.params.name)
     // Unknown tool: a protocol error (-32602), as the MCP spec lists it; argument errors are tool results.
-    if (!t) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; tools/list names the ${TOOLS.length} tools.`)
+    // Not an McpError, whose message already starts "MCP error -32602:", which SDK clients prefix again.
+    if (!t) throw Object.assign(new Error(`Tool ${request.params.name} not found; tools/list names the ${TOOLS.length} tools.`), { code: ErrorCode.InvalidParams })
     return callTool(t, request.params.arguments, ctx)
   })
   return server

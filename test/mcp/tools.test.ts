@@ -161,6 +161,8 @@ describe('MCP initialize and tools/list', () => {
     expect(err).toBeInstanceOf(McpError)
     expect((err as McpError).code).toBe(ErrorCode.InvalidParams)
     expect((err as McpError).message).toContain('get_everything')
+    // The SDK client prefixes the code once; the server's message does not carry it already.
+    expect((err as McpError).message).toBe('MCP error -32602: Tool get_everything not found; tools/list names the 10 tools.')
   })
 })
 
