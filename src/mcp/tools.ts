@@ -63,9 +63,8 @@ export const TOOLS: readonly ToolDef[] = [
     title: 'Resolve a part identifier',
     description:
       'Call this FIRST for any part an answer depends on (ordering code such as STM32F407VGT6, selector part, device name such as nRF52840, or prefix). ' +
-      'Status `resolved`, `ambiguous` or `not_found`, judged per topic (registers, pins, electrical, errata), with ranked candidates and why each matched. ' +
-      'On `resolved`, call get_context with the same part. On `ambiguous`, do NOT pick a candidate yourself: ask the user, or call again with a full selector part or ordering code (pins: a package). ' +
-      'On `not_found`, see the suggestions or use search_catalog. More candidates: call again with the returned cursor.',
+      'Status per topic: `resolved` (then call get_context with the same part), `ambiguous` (do NOT pick a candidate yourself: ask the user, or call again with a full selector part or ordering code) or `not_found` (see suggestions, or search_catalog). ' +
+      'Candidates are ranked; page on with the returned cursor.',
     input: ResolveParams,
     output: outline(ResolveResponse),
     run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey),
@@ -79,7 +78,7 @@ export const TOOLS: readonly ToolDef[] = [
       'It does not resolve: call resolve_part with the chosen name. More results: call again with the returned cursor.',
     input: CatalogSearchParams,
     output: outline(CatalogSearchResponse),
-    run: async (args, ctx) => ctx.facts.catalogSearch(args),
+    run: async (args, ctx) => ctx.facts.catalogSearch(args, ctx.apiKey),
     render: renderSearch
   }),
   tool({
@@ -99,7 +98,7 @@ export const TOOLS: readonly ToolDef[] = [
       'A bounded page of source-backed facts for one part and topic: `registers` (addresses, offsets, reset values, bit fields), `pins` (positions per package, signals, alternate functions), `electrical` (limits) or `errata` (per silicon revision). ' +
       'Call resolve_part first; an ambiguous part gives candidates and no facts: do not pick one yourself. ' +
       'Register addresses, bit positions and pin numbers MUST come from this tool, never from memory or by guessing; quote the evidence locator with them. ' +
-      'Narrow with fact_names (`RCC.AHB1ENR`), fact_name_prefixes (`USART1.`), peripheral, package, silicon_revision or query; page on with the returned cursor.',
+      'Narrow with fact_names, fact_name_prefixes, peripheral, package, silicon_revision or query; page on with the returned cursor.',
     input: ContextArgs,
     output: outline(ContextResponse),
     // The service hands back the REST body pre-serialized; structured content needs the object.
@@ -161,8 +160,8 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'compare_parts',
     title: 'How two parts differ for one topic',
     description:
-      'Two parts of one release compared for porting: `registers` (peripherals, registers, fields on one part only, or differing in address, reset value, bits, access), `pins` (per signal such as USART1_TX: pins and AF numbers), `electrical` (limits) or `errata` (listed for one part only); instead of two get_context calls. ' +
-      'Narrow with peripheral, signal, fact_names or fact_name_prefixes; include_same lists identical entries too. Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
+      'Two parts of one release compared for porting, instead of two get_context calls: `registers` (on one part only, or differing in address, reset value, bits, access), `pins` (per signal such as USART1_TX: pins and AF numbers), `electrical` or `errata`. ' +
+      'Narrow with peripheral, signal, fact_names or fact_name_prefixes. Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
     input: ComparePartsParams,
     output: outline(ComparePartsResponse),
     run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)) as Obj,

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import { ReleaseId, SourceProblem, suggestions, Target } from './catalog.js'
 import { StringEnum } from './components.js'
 import { Evidence, Fact, RegisterArray, Topic } from './facts.js'
-import { CORPUS_RELEASE_PATTERN, CorpusRelease } from './params.js'
+import { CORPUS_RELEASE_PATTERN, CorpusRelease, Cursor, FactTopic } from './params.js'
 import { ContextTarget, Page } from './responses.js'
 
 /**
@@ -14,13 +14,13 @@ const open = { additionalProperties: true } as const
 
 const part = (description: string) => Type.String({ minLength: 2, maxLength: 128, description })
 const common = {
-  topic: StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic: registers, pins, electrical or errata.' }),
+  topic: FactTopic,
   fact_names: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated exact fact names (case-insensitive; pins: signal names), ORed with fact_name_prefixes.' })),
   fact_name_prefixes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated fact-name prefixes (pins: signal-name prefixes), e.g. `USART1.`.' })),
   peripheral: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Registers only: one peripheral instance, e.g. `USART1`.' })),
   max_tokens: Type.Optional(Type.Integer({ minimum: 256, maximum: 16000, default: 4000, description: 'Token budget of the whole response (cl100k_base).' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Maximum number of entries returned.' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque `page.nextCursor` of a previous response to the same comparison.' }))
+  cursor: Type.Optional(Cursor)
 }
 
 export const CompareReleasesParams = Type.Object(
@@ -40,7 +40,7 @@ export const ComparePartsParams = Type.Object(
     other: part('The part compared with it.'),
     ...common,
     signal: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Pins only: one signal, e.g. `USART1_TX`.' })),
-    include_same: Type.Optional(Type.Boolean({ default: false, description: 'Also list entries that are the same on both parts (counted in `counts.same` either way).' })),
+    include_same: Type.Optional(Type.Boolean({ default: false, description: 'Also list identical entries (counted in counts.same either way).' })),
     corpus_release: Type.Optional(CorpusRelease)
   },
   { additionalProperties: false }

@@ -229,6 +229,12 @@ describe('search_catalog and get_catalog_part', () => {
     expect(r.structuredContent!.results).toHaveLength(3)
     expect(text(r)).toMatch(/^Catalog search "STM32F407": found/)
     expect(text(r)).toContain('STM32F407IEHx (selector-part, UFBGA176')
+    // The rest of the matches: the text says how, and the cursor gives the next page, as REST's does.
+    const cursor = r.structuredContent!.page.nextCursor as string
+    expect(text(r)).toContain(`More results: call search_catalog again with the same arguments and cursor="${cursor}"`)
+    const next = await call('search_catalog', { q: 'STM32F407', candidate_limit: 3, cursor })
+    expect(next.structuredContent).toEqual(await rest('/v1/catalog/search', { q: 'STM32F407', candidate_limit: 3, cursor }))
+    expect(next.structuredContent!.results[0].name).not.toBe(r.structuredContent!.results[0].name)
   })
 
   it('rejects a bad search argument', async () => {
