@@ -26,6 +26,23 @@ interface Attempt {
   page: BudgetPage | undefined
 }
 
+/** What the result's JSON begins and ends with around the text and the structured answer. */
+const WRAPPER_TOKENS = countTokens('{"content":[{"type":"text","text":') + countTokens('}],"structuredContent":') + countTokens('}')
+
+/**
+ * Tokens of a result as sent: its pieces counted apart and joined at punctuation, which never
+ * tokenizes into more than their sum (as /v1/context counts its envelope), and cheaper than
+ * counting the whole: 1.1 against 1.8 ms for a 4,000-token page of registers.
+ */
+const resultTokens = (r: ToolResult): number => WRAPPER_TOKENS + countTokens(JSON.stringify(r.content[0]!.text)) + countTokens(JSON.stringify(r.structuredContent))
+
+/**
+ * The first budget asked for: the text rendering adds about a quarter to a page of facts (5,072
+ * tokens in all for a 4,000-token page of registers), so most answers fit at the first call. A
+ * page that a budget this much smaller still holds whole is the same answer.
+ */
+const FIRST_SHARE = 0.75
+
 /** Service calls one tool call may make to find the page that fits (a binary search over 16,000 takes 14). */
 const MAX_ATTEMPTS = 16
 
@@ -75,7 +92,7 @@ async function search(maxTokens: number, run: (budget: number) => Promise<Obj>, 
     // Counted with tokens = maxTokens, which has at least as many digits as the real count.
     if (page) page.maxTokens = page.tokens = maxTokens
     let result = toolResult(structured, rendering)
-    const tokens = countTokens(JSON.stringify(result))
+    const tokens = resultTokens(result)
     if (page) {
       page.tokens = tokens
       result = toolResult(structured, rendering)
@@ -89,7 +106,7 @@ async function search(maxTokens: number, run: (budget: number) => Promise<Obj>, 
   let lo = 0 // budgets up to here the service refused
   let hi = maxTokens + 1 // budgets from here on give results over max_tokens
   let bisect = false
-  let budget = maxTokens
+  let budget = Math.max(1, Math.floor(maxTokens * FIRST_SHARE))
   for (let i = 0; i < MAX_ATTEMPTS && budget > lo && budget < hi; i++) {
     try {
       const a = await attempt(budget)
