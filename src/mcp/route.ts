@@ -13,6 +13,7 @@ import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, problemResponses } from 
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { createMcpServer } from './server.js'
+import { TOOLS } from './tools.js'
 
 export interface McpOptions {
   /** Largest accepted request body in bytes (HWFACTS_MCP_MAX_BYTES); 64 KiB by default. */
@@ -128,7 +129,7 @@ function acceptBoth(raw: IncomingMessage): void {
 
 const ROUTE_DESCRIPTION =
   'A stateless Streamable HTTP MCP server (no sessions; each POST carries one JSON-RPC request or notification; batches are not supported). ' +
-  'Tools: resolve_part, search_catalog, get_catalog_part, get_context, get_coverage, get_sources, get_release, get_error_code — the /v1 operations over the same service, with the same argument schemas. ' +
+  `Tools: ${TOOLS.map((t) => t.name).join(', ')} — the /v1 operations over the same service, with the same argument schemas. ` +
   'The bearer credential is required, as on /v1. ' +
   'The response is application/json, or a text/event-stream carrying the one JSON-RPC response when the client prefers text/event-stream in Accept. ' +
   'A JSON-RPC notification is answered 202 without a body. ' +

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { callTool, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js'
@@ -22,7 +22,8 @@ export const TOOL_LIST: Tool[] = TOOLS.map((t) => ({
   description: t.description,
   inputSchema: t.input as unknown as Tool['inputSchema'],
   outputSchema: t.output as unknown as NonNullable<Tool['outputSchema']>,
-  annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+  // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec); the title is the tool's.
+  annotations: { readOnlyHint: true, openWorldHint: false }
 }))
 
 /**
@@ -41,7 +42,8 @@ export function createMcpServer(ctx: ToolContext): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const t = TOOLS_BY_NAME.get(request.params.name)
     // Unknown tool: a protocol error (-32602), as the MCP spec lists it; argument errors are tool results.
-    if (!t) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found; tools/list names the ${TOOLS.length} tools.`)
+    // Not an McpError, whose message already starts "MCP error -32602:", which SDK clients prefix again.
+    if (!t) throw Object.assign(new Error(`Tool ${request.params.name} not found; tools/list names the ${TOOLS.length} tools.`), { code: ErrorCode.InvalidParams })
     return callTool(t, request.params.arguments, ctx)
   })
   return server

@@ -69,6 +69,12 @@ function suggestionLine(v: unknown): string | undefined {
   return s.length ? `Did you mean: ${s.join(', ')}?` : undefined
 }
 
+/** The line that continues a paged list, when there is more. */
+function moreLine(page: unknown, tool: string, noun: string): string[] {
+  const next = str(obj(page).nextCursor)
+  return next ? [`More ${noun}: call ${tool} again with the same arguments and cursor="${next}"`] : []
+}
+
 const DO_NOT_PICK = 'Do not pick a candidate yourself: ask the user which one is meant, or call again with a full selector part or ordering code'
 const DO_NOT_PICK_CONTEXT = `${DO_NOT_PICK} (for pins, package=… also narrows it).`
 
@@ -80,6 +86,7 @@ export function renderResolve(r: Obj): string {
   if (cands.length && !(r.status === 'resolved' && cands.length === 1)) {
     lines.push(`Candidates (${cands.length} of ${str(r.candidateCount)}):`)
     for (const c of cands) lines.push(`  - ${entity(c)}: ${str(obj(c).why) ?? ''}`)
+    lines.push(...moreLine(r.page, 'resolve_part', 'candidates'))
   }
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
@@ -97,6 +104,7 @@ export function renderSearch(r: Obj): string {
   const results = arr(r.results)
   const lines = [`Catalog search "${str(r.q)}": ${str(r.status)}, ${str(r.total)} matches${r.match ? ` (${str(r.match)})` : ''}, showing ${results.length}; release ${str(r.release)}`]
   for (const x of results) lines.push(`  - ${entity(x)}; topics: ${list(obj(x).topics) || 'none'}; ${str(obj(x).why) ?? ''}`)
+  lines.push(...moreLine(r.page, 'search_catalog', 'results'))
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
   if (results.length) lines.push('Next: call resolve_part with one of these names, then get_context.')

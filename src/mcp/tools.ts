@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static, type TObject } from 'typebox'
-import { inline } from '../schemas/components.js'
+import { outline } from '../schemas/components.js'
 import type { ApiKey } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { toServiceError } from '../http/problem.js'
@@ -21,6 +21,7 @@ import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, Compar
 import { compareOf } from '../service/compare.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
+import { toolResult, withinBudget, type ToolResult } from './budget.js'
 import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
 
 type Obj = Record<string, unknown>
@@ -41,8 +42,8 @@ export interface ToolDef<P extends TObject = TObject> {
   description: string
   /** The very TypeBox object REST validates with (src/schemas/params.ts). */
   input: P
-  /** The schema of the REST body, which is also the tool's structuredContent: inlined, as clients validate it alone. */
-  output: TObject
+  /** The outline of the REST body's schema (src/schemas/components.ts), which structuredContent, the REST body, validates against. */
+  output: Record<string, unknown>
   run: (args: Static<P>, ctx: ToolContext) => Promise<Obj>
   render: (result: Obj) => string
 }
@@ -61,13 +62,11 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'resolve_part',
     title: 'Resolve a part identifier',
     description:
-      'Call this FIRST for any part an answer depends on (ordering code such as STM32F407VGT6, selector part, device name like nRF52840, or family prefix). ' +
-      'Returns status `resolved`, `ambiguous` or `not_found`, judged per topic (registers, pins, electrical, errata), with candidates and why each matched. ' +
-      'On `resolved`, call get_context with the same part and a topic whose status is resolved. ' +
-      'On `ambiguous`, do NOT pick a candidate yourself: ask the user which one is meant, or call again with a full selector part or ordering code (for pins, a package). ' +
-      'On `not_found`, check the suggestions or use search_catalog.',
+      'Call this FIRST for any part an answer depends on (ordering code such as STM32F407VGT6, selector part, device name such as nRF52840, or prefix). ' +
+      'Status per topic: `resolved` (then call get_context with the same part), `ambiguous` (do NOT pick a candidate yourself: ask the user, or call again with a full selector part or ordering code) or `not_found` (see suggestions, or search_catalog). ' +
+      'Candidates are ranked; page on with the returned cursor.',
     input: ResolveParams,
-    output: inline(ResolveResponse),
+    output: outline(ResolveResponse),
     run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey),
     render: renderResolve
   }),
@@ -75,21 +74,20 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'search_catalog',
     title: 'Search the selector catalog',
     description:
-      'Search the publisher selector catalog (selector parts and ordering codes) by name or name prefix, e.g. to list the package and memory variants of a line (`STM32F407`). ' +
-      'Use it to find candidate names to show the user; it does not resolve a part: call resolve_part with the chosen name before get_context.',
+      'Lists selector parts and ordering codes by name or prefix (e.g. the package and memory variants of `STM32F407`), to show the user. ' +
+      'It does not resolve: call resolve_part with the chosen name. More results: call again with the returned cursor.',
     input: CatalogSearchParams,
-    output: inline(CatalogSearchResponse),
-    run: async (args, ctx) => ctx.facts.catalogSearch(args),
+    output: outline(CatalogSearchResponse),
+    run: async (args, ctx) => ctx.facts.catalogSearch(args, ctx.apiKey),
     render: renderSearch
   }),
   tool({
     name: 'get_catalog_part',
     title: 'Catalog entry and document coverage of one part',
     description:
-      'Catalog data (package, core, flash/RAM, max frequency, members) of ONE selector part, ordering code, RefName or device name, with the document target per topic and the source artifacts behind them. ' +
-      'Call it when the user asks what a part is or which documents back it; for facts, use get_context.',
+      'What ONE part is (package, core, flash/RAM, max frequency, members), its document per topic and the source artifacts behind them. For facts, use get_context.',
     input: CatalogPartParams,
-    output: inline(CatalogPartResponse),
+    output: outline(CatalogPartResponse),
     run: async (args, ctx) => ctx.facts.catalogPart(args),
     render: renderCatalogPart
   }),
@@ -97,12 +95,12 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_context',
     title: 'Evidence-backed facts for one part and topic',
     description:
-      'Returns a bounded page of source-backed facts for one part and one topic: `registers` (peripheral base addresses, register addresses/offsets/reset values, bit fields), `pins` (pin positions per package, signals, alternate functions), `electrical` (supply voltage, temperature, clock limits) or `errata` (silicon errata per revision). ' +
-      'Call resolve_part first and pass the part it resolved; if the topic is ambiguous, you get candidates and no facts: do not pick one yourself. ' +
+      'A bounded page of source-backed facts for one part and topic: `registers` (addresses, offsets, reset values, bit fields), `pins` (positions per package, signals, alternate functions), `electrical` (limits) or `errata` (per silicon revision). ' +
+      'Call resolve_part first; an ambiguous part gives candidates and no facts: do not pick one yourself. ' +
       'Register addresses, bit positions and pin numbers MUST come from this tool, never from memory or by guessing; quote the evidence locator with them. ' +
-      'Narrow with fact_names (e.g. `RCC.AHB1ENR`), fact_name_prefixes (e.g. `USART1.`), peripheral, package, silicon_revision or query; page on with the returned cursor.',
+      'Narrow with fact_names, fact_name_prefixes, peripheral, package, silicon_revision or query; page on with the returned cursor.',
     input: ContextArgs,
-    output: inline(ContextResponse),
+    output: outline(ContextResponse),
     // The service hands back the REST body pre-serialized; structured content needs the object.
     run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body) as Obj,
     render: renderContext
@@ -111,10 +109,9 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_coverage',
     title: 'Topic coverage of a part',
     description:
-      'Which topics (registers, pins, electrical, errata) this release covers for a part, with fact counts, and why a topic is not covered. ' +
-      'Call it before get_context when unsure whether a topic exists for the part, or to explain a gap to the user instead of guessing.',
+      'Which topics this release covers for a part, with fact counts, and why a topic is not: call it when unsure a topic exists, or to explain a gap instead of guessing.',
     input: PartParams,
-    output: inline(CoverageResponse),
+    output: outline(CoverageResponse),
     run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey),
     render: renderCoverage
   }),
@@ -122,10 +119,9 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_sources',
     title: 'Provenance of the facts of a part',
     description:
-      'Publisher provenance of the facts for a part: source artifacts (path, sha256, publisher, distributor, license, upstream repository and commit) per topic, with trust metadata. ' +
-      'Call it when the user asks where a fact comes from or how trustworthy it is.',
+      'Provenance of a part\'s facts per topic: source artifacts with sha256, publisher, license, upstream commit and trust metadata.',
     input: PartParams,
-    output: inline(SourcesResponse),
+    output: outline(SourcesResponse),
     run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey),
     render: renderSources
   }),
@@ -133,10 +129,9 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_release',
     title: 'The promoted corpus release',
     description:
-      'Identity of the promoted immutable corpus release (id, creation time, counts, kept release ids) and of the API contract. ' +
-      'Call it to cite which release an answer came from, or to find ids usable as corpus_release.',
+      'The promoted corpus release (id, counts, kept release ids usable as corpus_release) and the API contract: to cite which release an answer came from.',
     input: NoParams,
-    output: inline(ReleaseResponse),
+    output: outline(ReleaseResponse),
     run: async (_args, ctx) => ({ release: await ctx.facts.release(), api: { version: CONTRACT_VERSION, openapi_sha256: ctx.contract.digest() } }),
     render: renderRelease
   }),
@@ -144,10 +139,9 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'get_error_code',
     title: 'Guidance for an error code',
     description:
-      'Stable meaning, HTTP status, retryability and guidance for an error code this service returns (e.g. INVALID_CURSOR, UNKNOWN_CORPUS_RELEASE). ' +
-      'Call it when a tool result has isError and you are unsure how to recover.',
+      'Meaning, retryability and recovery of an error code that a result with isError names (e.g. INVALID_CURSOR).',
     input: ErrorCodeParams,
-    output: inline(ErrorCodeGuidance),
+    output: outline(ErrorCodeGuidance),
     run: async (args) => errorCodeGuidance(args.code),
     render: renderErrorCode
   }),
@@ -155,11 +149,10 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'compare_releases',
     title: 'What changed for a part between two corpus releases',
     description:
-      'The facts of one part and topic added, removed and changed between from_release and to_release (default: the promoted release), each change with both values and both evidences, and the source artifacts that changed. ' +
-      'Call it when a user asks what changed in a new release (e.g. a register address corrected), instead of calling get_context twice. ' +
-      'The part must resolve to one target in both releases; if not, you get candidates and no changes: do not pick one yourself. Narrow with fact_names, fact_name_prefixes or peripheral; page on with the returned cursor.',
+      'The facts of one part and topic added, removed or changed between from_release and to_release (default: the promoted one), with both values and evidences and the source artifacts that changed; instead of two get_context calls. ' +
+      'A part that does not resolve to one target gives candidates and no changes: do not pick one yourself. Narrow with fact_names, fact_name_prefixes or peripheral; page on with the returned cursor.',
     input: CompareReleasesParams,
-    output: inline(CompareReleasesResponse),
+    output: outline(CompareReleasesResponse),
     run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).releases(args, ctx.apiKey)) as Obj,
     render: renderCompareReleases
   }),
@@ -167,11 +160,10 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'compare_parts',
     title: 'How two parts differ for one topic',
     description:
-      'Compares two parts of one release for porting: `registers` (peripherals/registers/fields on one part only; differing address, reset value, bit position/width, access), `pins` (per signal such as USART1_TX, the pins and AF numbers on each part), `electrical` (limits side by side) or `errata` (errata listed for one part and not the other). ' +
-      'Call it instead of two get_context calls when porting firmware between parts. Narrow with peripheral (registers), signal (pins), fact_names or fact_name_prefixes; include_same lists identical entries too. ' +
-      'Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
+      'Two parts of one release compared for porting, instead of two get_context calls: `registers` (on one part only, or differing in address, reset value, bits, access), `pins` (per signal such as USART1_TX: pins and AF numbers), `electrical` or `errata`. ' +
+      'Narrow with peripheral, signal, fact_names or fact_name_prefixes. Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
     input: ComparePartsParams,
-    output: inline(ComparePartsResponse),
+    output: outline(ComparePartsResponse),
     run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)) as Obj,
     render: renderCompareParts
   })
@@ -215,13 +207,6 @@ export function validateArgs(t: ToolDef, raw: Obj | undefined, req: FastifyReque
   throw new ServiceError(err.code, detail, err.param)
 }
 
-export interface ToolResult {
-  [k: string]: unknown
-  content: Array<{ type: 'text'; text: string }>
-  structuredContent?: Obj
-  isError?: boolean
-}
-
 /**
  * A tool error result: the stable code and the argument, in the text. No structuredContent: clients
  * validate it against the tool's outputSchema, which describes the successful answer.
@@ -234,12 +219,15 @@ export function toolError(err: ServiceError, ctx: Pick<ToolContext, 'base' | 're
   return { content: [{ type: 'text', text }], isError: true }
 }
 
-/** Runs one tool; every failure, expected or not, comes back as a tool error result, never a throw. */
+/**
+ * Runs one tool; every failure, expected or not, comes back as a tool error result, never a throw.
+ * A tool with a token budget keeps the whole result within it (budget.ts).
+ */
 export async function callTool(t: ToolDef, raw: Obj | undefined, ctx: ToolContext): Promise<ToolResult> {
   try {
     const args = validateArgs(t, raw, ctx.req)
-    const result = await t.run(args as never, ctx)
-    return { content: [{ type: 'text', text: t.render(result) }], structuredContent: result }
+    if (typeof args.max_tokens === 'number') return await withinBudget(args.max_tokens, (budget) => t.run({ ...args, max_tokens: budget } as never, ctx), t.render)
+    return toolResult(await t.run(args as never, ctx), t.render)
   } catch (err) {
     // toServiceError logs unexpected errors and answers INTERNAL without detail, as REST does.
     return toolError(toServiceError(err, ctx.req), ctx)

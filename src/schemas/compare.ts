@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import { ReleaseId, SourceProblem, suggestions, Target } from './catalog.js'
 import { StringEnum } from './components.js'
 import { Evidence, Fact, RegisterArray, Topic } from './facts.js'
-import { CORPUS_RELEASE_PATTERN, CorpusRelease } from './params.js'
+import { CORPUS_RELEASE_PATTERN, CorpusRelease, Cursor, FactTopic } from './params.js'
 import { ContextTarget, Page } from './responses.js'
 
 /**
@@ -14,13 +14,13 @@ const open = { additionalProperties: true } as const
 
 const part = (description: string) => Type.String({ minLength: 2, maxLength: 128, description })
 const common = {
-  topic: StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic: registers, pins, electrical or errata.' }),
+  topic: FactTopic,
   fact_names: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated exact fact names (case-insensitive; pins: signal names), ORed with fact_name_prefixes.' })),
   fact_name_prefixes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated fact-name prefixes (pins: signal-name prefixes), e.g. `USART1.`.' })),
   peripheral: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Registers only: one peripheral instance, e.g. `USART1`.' })),
   max_tokens: Type.Optional(Type.Integer({ minimum: 256, maximum: 16000, default: 4000, description: 'Token budget of the whole response (cl100k_base).' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Maximum number of entries returned.' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque `page.nextCursor` of a previous response to the same comparison.' }))
+  cursor: Type.Optional(Cursor)
 }
 
 export const CompareReleasesParams = Type.Object(
@@ -40,7 +40,7 @@ export const ComparePartsParams = Type.Object(
     other: part('The part compared with it.'),
     ...common,
     signal: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Pins only: one signal, e.g. `USART1_TX`.' })),
-    include_same: Type.Optional(Type.Boolean({ default: false, description: 'Also list entries that are the same on both parts (counted in `counts.same` either way).' })),
+    include_same: Type.Optional(Type.Boolean({ default: false, description: 'Also list identical entries (counted in counts.same either way).' })),
     corpus_release: Type.Optional(CorpusRelease)
   },
   { additionalProperties: false }
@@ -53,7 +53,7 @@ export const CompareSide = Type.Object(
     part: Type.String({ description: 'The part as asked.' }),
     release: ReleaseId,
     status: StringEnum(['resolved', 'ambiguous', 'not_covered', 'source_failed', 'not_found']),
-    target: Type.Union([ContextTarget, Type.Null()]),
+    target: Type.Union([ContextTarget, Type.Null()], { description: 'The target compared; null when the side did not resolve to one, or left out of an answer without entries to fit max_tokens (`elided`).' }),
     candidates: Type.Optional(Type.Array(Target, { description: 'Ambiguous: the document targets to choose from.' })),
     candidateCount: Type.Optional(Type.Integer({ minimum: 0 })),
     hint: Type.Optional(Type.String()),
@@ -92,6 +92,10 @@ const counts = (names: string[], id: string) =>
 export const ReleaseChangeCounts = counts(['added', 'removed', 'changed', 'unchanged'], 'ReleaseChangeCounts')
 export const PartDiffCounts = counts(['onlyPart', 'onlyOther', 'differs', 'same'], 'PartDiffCounts')
 
+const elided = Type.Optional(
+  Type.Literal(true, { description: 'An answer without entries whose budget could not hold the sides\' targets (and artifacts) either: they were left out; repeat with page.neededMaxTokens for them and the entries.' })
+)
+
 const responseStatus = StringEnum(['ok', 'ambiguous', 'not_covered', 'source_failed', 'not_found'], {
   description: 'Only `ok` compares; otherwise a side could not be resolved to one target and `from`/`to` or `part`/`other` say why (no entries).'
 })
@@ -116,6 +120,7 @@ export const CompareReleasesResponse = Type.Object(
     filters: CompareFilters,
     artifacts: Type.Array(ArtifactChange, { description: 'The source artifacts behind these facts in either release; `changed` when the same path has another sha256.' }),
     counts: ReleaseChangeCounts,
+    elided,
     changes: Type.Array(ReleaseChange, { description: 'Ordered by name, then package.' }),
     page: Page,
     notes: Type.Optional(Type.Array(Type.String()))
@@ -173,6 +178,7 @@ export const ComparePartsResponse = Type.Object(
     other: CompareSide,
     filters: CompareFilters,
     counts: PartDiffCounts,
+    elided,
     entries: Type.Array(PartDiff, { description: 'Ordered by name.' }),
     page: Page,
     notes: Type.Optional(Type.Array(Type.String()))

@@ -68,3 +68,78 @@ export function namedSchemas(roots: readonly TSchema[]): TSchema[] {
 export function StringEnum<Values extends string[]>(values: readonly [...Values], options: { description?: string; $id?: string } = {}): TEnum<Values> {
   return Type.Enum(values, { ...options, type: 'string' } as TSchemaOptions)
 }
+
+/** Keywords an outline keeps: the shape (types, members, enums), not the documentation or value constraints. */
+const OUTLINE_KEYS = new Set(['type', 'properties', 'required', 'items', 'anyOf', 'enum', 'const'])
+
+type Node = { [k: string]: Json }
+
+/** The JSON type(s) a node admits, for a node outlined as its type alone. */
+function jsonTypes(n: Node): string[] {
+  if (typeof n.type === 'string') return [n.type]
+  if (Array.isArray(n.type)) return n.type as string[]
+  if (n.const !== undefined) return [typeof n.const]
+  if (Array.isArray(n.anyOf)) return [...new Set((n.anyOf as Node[]).flatMap(jsonTypes))]
+  return []
+}
+const bare = (types: string[]): Node => (types.length === 0 ? {} : { type: types.length === 1 ? types[0]! : types })
+
+/** Object shapes as one: the members all of them have (an enum of their constants where those differ), required where all require it. */
+function mergeObjects(alts: Node[]): Node {
+  const props = alts.map((a) => (isNode(a.properties) ? (a.properties as Node) : {}))
+  const members = Object.keys(props[0]!).filter((k) => props.every((p) => k in p))
+  const properties: Node = {}
+  for (const k of members) {
+    const vs = props.map((p) => p[k] as Node)
+    const texts = new Set(vs.map((v) => JSON.stringify(v)))
+    const consts = vs.flatMap((v) => (v.const !== undefined ? [v.const] : Array.isArray(v.enum) ? v.enum : []))
+    properties[k] =
+      texts.size === 1 ? vs[0]! : vs.every((v) => v.const !== undefined || v.enum) ? { ...bare([...new Set(vs.flatMap(jsonTypes))]), enum: [...new Set(consts)] } : bare([...new Set(vs.flatMap(jsonTypes))])
+  }
+  const required = members.filter((k) => alts.every((a) => Array.isArray(a.required) && a.required.includes(k)))
+  return { type: 'object', ...(required.length ? { required } : {}), properties }
+}
+
+function outlineNode(n: Json, depth: number, max: number): Json {
+  if (!isNode(n)) return n
+  if (depth > max) return bare(jsonTypes(n))
+  if (Array.isArray(n.anyOf)) {
+    const alts = n.anyOf.map((a) => outlineNode(a, depth, max) as Node)
+    const objects = alts.filter((a) => a.type === 'object')
+    const others = alts.filter((a) => a.type !== 'object')
+    const shapes = objects.length > 1 ? [mergeObjects(objects), ...others] : alts
+    if (shapes.length === 1) return shapes[0]!
+    // `X or null` (or another bare type) as one node with a type list, when X has no enum to widen.
+    const [main, ...rest] = [...shapes].sort((a, b) => Object.keys(b).length - Object.keys(a).length)
+    if (main!.enum === undefined && main!.const === undefined && rest.every((r) => Object.keys(r).length === 1 && r.type !== undefined))
+      return { ...main!, ...bare([...new Set([...jsonTypes(main!), ...rest.flatMap(jsonTypes)])]) }
+    return { anyOf: shapes }
+  }
+  const out: Node = {}
+  for (const [k, v] of Object.entries(n)) {
+    if (!OUTLINE_KEYS.has(k)) continue
+    // Below the top level, only the members every such object has: the others stay allowed (no additionalProperties).
+    if (k === 'properties' && isNode(v))
+      out[k] = Object.fromEntries(
+        Object.entries(v)
+          .filter(([p]) => depth === 0 || (Array.isArray(n.required) && n.required.includes(p)))
+          .map(([p, x]) => [p, outlineNode(x as Json, depth + 1, max)])
+      )
+    else if (k === 'items') out[k] = outlineNode(v, depth, max)
+    else out[k] = v
+  }
+  if (isNode(out.properties) && Object.keys(out.properties).length === 0) delete out.properties
+  return out
+}
+
+/**
+ * The shape of a body, for an MCP tool's `outputSchema`, which every agent session pays for in
+ * tools/list before it asks anything: each member with its JSON type (enums kept) and whether it
+ * is required, and the members of the objects those hold, typed alike; deeper, the JSON type
+ * alone. A union of object shapes becomes the members they all have. Descriptions and value
+ * constraints stay in /openapi.json's components and the tool's description. Only ever looser than
+ * `schema`, so every body valid against `schema` is valid against its outline.
+ */
+export function outline(schema: TSchema, depth = 1): Record<string, unknown> {
+  return outlineNode(plain(inline(schema)), 0, depth) as Record<string, unknown>
+}

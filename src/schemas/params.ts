@@ -11,16 +11,21 @@ export const CONTRACT_VERSION = '2026-08-26'
 export const CORPUS_RELEASE_PATTERN = '^[a-f0-9]{16}$'
 export const CorpusRelease = Type.String({
   pattern: CORPUS_RELEASE_PATTERN,
-  description: 'Immutable corpus release id (16 lowercase hex). Omit to use the promoted release.'
+  description: 'Corpus release id; omit for the promoted release.'
 })
-const CandidateLimit = Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Maximum number of candidates returned.' })
+const CandidateLimit = Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Maximum number of candidates returned: the page size.' })
+/** The cursor parameter of every paged operation (spec §8: at most 512 characters). */
+/** The topic parameter of the fact and comparison operations. */
+export const FactTopic = StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic.' })
+export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: '`page.nextCursor` of the previous page of the same query.' })
 
 export const ResolveParams = Type.Object(
   {
     q: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier: ordering code, selector part, RefName, device name or family prefix.' }),
     query: Type.Optional(Type.String({ minLength: 3, maxLength: 1000, description: 'Free text that ranks candidates (e.g. a package or feature); it never picks one.' })),
     corpus_release: Type.Optional(CorpusRelease),
-    candidate_limit: Type.Optional(CandidateLimit)
+    candidate_limit: Type.Optional(CandidateLimit),
+    cursor: Type.Optional(Cursor)
   },
   { additionalProperties: false }
 )
@@ -29,7 +34,8 @@ export type ResolveParams = Static<typeof ResolveParams>
 export const CatalogSearchParams = Type.Object(
   {
     q: Type.String({ minLength: 2, maxLength: 128, description: 'Selector part, ordering code or prefix of one.' }),
-    candidate_limit: Type.Optional(CandidateLimit)
+    candidate_limit: Type.Optional(CandidateLimit),
+    cursor: Type.Optional(Cursor)
   },
   { additionalProperties: false }
 )
@@ -43,8 +49,8 @@ export type CatalogPartParams = Static<typeof CatalogPartParams>
 
 export const ContextParams = Type.Object(
   {
-    part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier (ordering code, selector part, RefName or device name) that resolves for this topic; resolve it first.' }),
-    topic: StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic: registers, pins, electrical or errata.' }),
+    part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier that resolves for this topic (resolve it first).' }),
+    topic: FactTopic,
     query: Type.Optional(Type.String({ minLength: 3, maxLength: 2000, description: 'Free text: only facts matching at least one term are returned, most matching terms first.' })),
     fact_names: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated exact fact names (case-insensitive), e.g. `RCC.AHB1ENR,GPIOA.MODER`. ORed with fact_name_prefixes.' })),
     fact_name_prefixes: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated fact-name prefixes, e.g. `USART1.`. ORed with fact_names.' })),
@@ -55,7 +61,7 @@ export const ContextParams = Type.Object(
     corpus_release: Type.Optional(CorpusRelease),
     max_tokens: Type.Optional(Type.Integer({ minimum: 256, maximum: 16000, default: 4000, description: 'Token budget of the whole response (cl100k_base).' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Maximum number of facts returned.' })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque `page.nextCursor` of a previous response to the same query.' }))
+    cursor: Type.Optional(Cursor)
   },
   { additionalProperties: false }
 )

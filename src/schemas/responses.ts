@@ -127,9 +127,19 @@ export const ErrorCodeGuidance = Type.Object(
 )
 
 const release = ReleaseId
+
+export const ListPage = Type.Object(
+  {
+    returned: Type.Integer({ minimum: 0 }),
+    limit: Type.Integer({ minimum: 1, description: 'candidate_limit: the page size.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` (with the same query) for the next page; null on the last one.' })
+  },
+  { ...closed, $id: 'ListPage', description: 'Where a page of a ranked list is: the same cursor as every other page of this service.' }
+)
 const status = <T extends string[]>(values: [...T], description?: string) => StringEnum(values, description ? { description } : {})
 const candidates = Type.Array(Candidate, { description: 'Ranked; at most `candidate_limit` (10 by default). Never chosen for you.' })
 const candidateCount = Type.Integer({ minimum: 0, description: 'All candidates, of which `candidates` lists the first.' })
+const pagedCandidates = Type.Array(Candidate, { description: 'Ranked, one page of `candidate_limit` (10 by default); `page.nextCursor` gives the next. Never chosen for you.' })
 
 export const ResolveResponse = Type.Object(
   {
@@ -140,8 +150,9 @@ export const ResolveResponse = Type.Object(
     match: MatchKind,
     part: Type.Union([Part, Type.Null()], { description: 'The one entity matched, null when none or several.' }),
     topics: TopicResolutions,
-    candidates,
+    candidates: pagedCandidates,
     candidateCount,
+    page: ListPage,
     suggestions,
     next: Type.String({ description: 'What to do next.' })
   },
@@ -155,8 +166,9 @@ export const CatalogSearchResponse = Type.Object(
     normalized: Type.String(),
     status: status(['found', 'not_found']),
     match: MatchKind,
-    results: Type.Array(CatalogHit),
-    total: Type.Integer({ minimum: 0, description: 'All matches, of which `results` lists the first `candidate_limit`.' }),
+    results: Type.Array(CatalogHit, { description: 'One page of `candidate_limit` matches; `page.nextCursor` gives the next.' }),
+    total: Type.Integer({ minimum: 0, description: 'All matches, of which `results` is one page.' }),
+    page: ListPage,
     suggestions
   },
   { ...open, $id: 'CatalogSearchResponse', description: 'Selector parts and RefNames matching the query.' }
@@ -231,12 +243,14 @@ export const Page = Type.Object(
     limit: Type.Integer({ minimum: 1 }),
     maxTokens: Type.Integer({ minimum: 256 }),
     tokens: Type.Integer({ minimum: 0, description: 'Tokens of the whole response (cl100k_base), at most maxTokens.' }),
-    truncatedBy: Type.Union([StringEnum(['limit', 'max_tokens']), Type.Null()], { description: 'Why the page ended before the result set did; null when it did not.' }),
+    truncatedBy: Type.Union([StringEnum(['limit', 'max_tokens']), Type.Null()], { description: 'Why the page ended before the result set (or an ambiguous answer\'s candidates) did; null when it did not.' }),
     nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` to continue; null when there is nothing more to page to.' }),
     budgetTooSmall: Type.Boolean({
       description: 'True when max_tokens could not fit even the next fact: `facts` is empty although facts remain. Repeat with max_tokens of at least `neededMaxTokens` (and the same cursor).'
     }),
-    neededMaxTokens: Type.Union([Type.Integer(), Type.Null()], { description: 'When budgetTooSmall, the max_tokens the next fact needs; else null.' })
+    neededMaxTokens: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'When budgetTooSmall, the max_tokens the next fact needs; when max_tokens cut the candidates of an ambiguous answer (truncatedBy `max_tokens`), the max_tokens that lists them; else null.'
+    })
   },
   { ...closed, $id: 'Page' }
 )

@@ -468,10 +468,11 @@ export class Compare {
     const placeholder = cursorOf ? this.facts.cursors.encode(cursorOf.release, cursorOf.binding, { score: 0, ord: 9_999_999 }) : null
     const tailMax = countTokens(tail(pageOf(limit, 'max_tokens', placeholder), notes))
     let used = headTokens + tailMax
-    if (used > maxTokens) throw new ServiceError('INVALID_PARAMETER', `max_tokens=${maxTokens} cannot hold even this comparison's envelope (${used} tokens); raise max_tokens.`, 'max_tokens')
     const taken: Entry[] = []
-    let truncatedBy: 'limit' | 'max_tokens' | null = null
-    for (let i = start; i < c.entries.length; i++) {
+    // As /v1/context: a budget too small for the envelope and the next entry is a page without entries that says what would do.
+    let truncatedBy: 'limit' | 'max_tokens' | null = used > maxTokens && start < c.entries.length ? 'max_tokens' : null
+    if (used > maxTokens && truncatedBy === null) return this.entryless(c, member, pageOf(0, null, null), notes, maxTokens)
+    for (let i = truncatedBy ? c.entries.length : start; i < c.entries.length; i++) {
       const e = c.entries[i]!
       if (taken.length === limit) {
         truncatedBy = 'limit'
@@ -488,8 +489,9 @@ export class Compare {
     const out = [...notes]
     let page: ReturnType<typeof pageOf>
     if (taken.length === 0 && truncatedBy === 'max_tokens') {
-      const needed = headTokens + tailMax + c.entries[start]!.tokens! + 3
-      page = pageOf(0, 'max_tokens', null, maxTokens, needed)
+      const first = c.entries[start]!
+      const needed = headTokens + tailMax + (first.tokens ?? serialize(first)) + 3
+      return this.entryless(c, member, pageOf(0, 'max_tokens', null, maxTokens, needed), out, maxTokens)
     } else {
       if (start === c.entries.length && cursorOf) out.push(start === 0 ? 'No differences match these filters.' : 'No more entries: this is the end of the comparison.')
       const next = truncatedBy && cursorOf ? this.facts.cursors.encode(cursorOf.release, cursorOf.binding, { score: 0, ord: start + taken.length }) : null
@@ -501,6 +503,27 @@ export class Compare {
     taken.forEach((e, i) => (i > 0 && pieces.push(','), pieces.push(...e.json!)))
     pieces.push(tail(page, out))
     return pieces.join('')
+  }
+
+  /**
+   * A page without entries within max_tokens: the head as it is, else with the sides' targets and
+   * the artifacts left out (`elided`, as /v1/context elides its filter echo), which the next call
+   * with the budget the page names gives in full; if even that does not fit, max_tokens is too
+   * small for this answer at all.
+   */
+  private entryless(c: Comparison, member: 'changes' | 'entries', page: { tokens: number }, notes: string[], maxTokens: number): string {
+    const compact = Object.fromEntries(
+      Object.entries(c.head).map(([k, v]) => [k, k === 'artifacts' ? [] : (v as { target?: unknown }).target ? { ...(v as object), target: null } : v])
+    )
+    for (const head of [c.head, { ...compact, elided: true }]) {
+      page.tokens = maxTokens
+      const body = (p: unknown) => JSON.stringify({ ...head, [member]: [], page: p, ...(notes.length ? { notes } : {}) })
+      const tokens = countTokens(body(page))
+      if (tokens > maxTokens) continue
+      page.tokens = tokens
+      return body(page)
+    }
+    throw new ServiceError('INVALID_PARAMETER', `max_tokens=${maxTokens} cannot hold even this comparison without entries; raise max_tokens.`, 'max_tokens')
   }
 }
 

@@ -6,6 +6,13 @@ export interface CursorPosition {
   ord: number
 }
 
+/** Where a page of a ranked list is (ListPage in src/schemas/responses.ts). */
+export interface ListPage {
+  returned: number
+  limit: number
+  nextCursor: string | null
+}
+
 export interface DecodedCursor {
   release: string
   binding: string
@@ -36,6 +43,22 @@ export class CursorCodec {
   encode(release: string, binding: string, pos: CursorPosition): string {
     const payload = Buffer.from(JSON.stringify([1, release, binding, pos.score, pos.ord])).toString('base64url')
     return `${payload}.${this.mac(payload)}`
+  }
+
+  /**
+   * One page of a ranked list (resolve's candidates, catalog search's results): `limit` items from
+   * the cursor's position on, and the cursor of the rest, in the format of every other page; the
+   * position is the offset of the next item (`ord`). The cursor must be this list's: same release
+   * and binding.
+   */
+  listPage<T>(items: readonly T[], limit: number, release: string, binding: string, cursor: string | undefined): { items: T[]; page: ListPage } {
+    const decoded = cursor === undefined ? undefined : this.decode(cursor)
+    if (decoded && (decoded.release !== release || decoded.binding !== binding)) throw new ServiceError('INVALID_CURSOR', 'The cursor belongs to a different query.', 'cursor')
+    const start = decoded?.pos.ord ?? 0
+    if (start > items.length) throw new ServiceError('INVALID_CURSOR', 'The cursor points past the end of this list.', 'cursor')
+    const page = items.slice(start, start + limit)
+    const end = start + page.length
+    return { items: page, page: { returned: page.length, limit, nextCursor: end < items.length ? this.encode(release, binding, { score: 0, ord: end }) : null } }
   }
 
   /** Checks the signature and shape; the caller checks release and binding against its request. */

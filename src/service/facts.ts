@@ -138,6 +138,24 @@ export class HardwareFacts {
   }
 
   /**
+   * The release a request reads, and its cursor decoded: a cursor pins its release, so paging
+   * survives a promotion in between, and the key must be allowed to read that release, as if it
+   * had been named with corpus_release; without a cursor, corpus_release's or the promoted one.
+   */
+  async storeOf(p: { corpus_release?: string; cursor?: string }, reader?: ReleaseReader | null): Promise<{ store: ReleaseStore; decoded: DecodedCursor | undefined }> {
+    const decoded = p.cursor === undefined ? undefined : this.cursors.decode(p.cursor)
+    if (!decoded) return { store: await this.store(p.corpus_release, reader), decoded }
+    if (p.corpus_release !== undefined && decoded.release !== p.corpus_release)
+      throw new ServiceError('INVALID_CURSOR', `The cursor belongs to corpus release ${decoded.release}, not ${p.corpus_release}.`, 'cursor')
+    try {
+      return { store: await this.store(decoded.release, reader, 'cursor'), decoded }
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'UNKNOWN_CORPUS_RELEASE') throw new ServiceError('INVALID_CURSOR', `The cursor's corpus release ${decoded.release} is no longer kept.`, 'cursor')
+      throw err
+    }
+  }
+
+  /**
    * Opens the promoted release and builds its catalog index now, at start, so the first request
    * does not pay for it (about a second for the wide corpus). Without a promoted release: nothing.
    */
@@ -162,7 +180,7 @@ export class HardwareFacts {
    * parameters (`keys`, the route's whole parameter set), so a repeated request gets the same
    * bytes; errors are thrown, never kept. The caller serializes (the REST route with its schema).
    */
-  async answer<P extends { corpus_release?: string }, T>(
+  async answer<P extends { corpus_release?: string; cursor?: string }, T>(
     route: string,
     keys: readonly string[],
     p: P,
@@ -170,7 +188,7 @@ export class HardwareFacts {
     make: (store: ReleaseStore) => T | Promise<T>,
     serialize: (v: T) => string
   ): Promise<string> {
-    const store = await this.store(p.corpus_release, reader)
+    const { store } = await this.storeOf(p, reader)
     return this.cached(() => answerKey(route, store.manifest.id, keys, p), async () => serialize(await make(store)))
   }
 
@@ -257,13 +275,13 @@ export class HardwareFacts {
     return { key, matches, status, topics, choices, ranked } as const
   }
 
-  /** The ranked candidates a client may choose from, each with why it matched. */
-  private candidates(ranked: ReturnType<HardwareFacts['resolveIn']>['ranked'], limit: number) {
-    return ranked.slice(0, limit).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] }))
+  /** Ranked candidates a client may choose from, each with why it matched. */
+  private candidates(ranked: ReturnType<HardwareFacts['resolveIn']>['ranked']) {
+    return ranked.map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] }))
   }
 
   async resolve(p: ResolveParams, reader?: ReleaseReader | null) {
-    return this.resolveOn(await this.store(p.corpus_release, reader), p)
+    return this.resolveOn((await this.storeOf(p, reader)).store, p)
   }
 
   /** resolve() in a release already chosen. */
@@ -272,6 +290,7 @@ export class HardwareFacts {
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
     const r = this.resolveIn(ix, p.q, limit, p.query)
     const single = r.matches.length === 1 ? r.matches[0]! : undefined
+    const { items, page } = this.cursors.listPage(r.ranked, limit, store.manifest.id, CursorCodec.bind(['resolve', r.key, p.query]), p.cursor)
     return {
       release: store.manifest.id,
       q: p.q,
@@ -280,8 +299,9 @@ export class HardwareFacts {
       match: r.matches[0]?.how ?? null,
       part: single ? { ...entitySummary(single.entity), ...(single.entity.reason ? { reason: single.entity.reason } : {}) } : null,
       topics: r.topics,
-      candidates: this.candidates(r.ranked, limit),
+      candidates: this.candidates(items),
       candidateCount: r.ranked.length,
+      page,
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {}),
       next:
         r.status === 'not_found'
@@ -292,8 +312,8 @@ export class HardwareFacts {
     }
   }
 
-  async catalogSearch(p: CatalogSearchParams) {
-    return this.catalogSearchOn(await this.store(), p)
+  async catalogSearch(p: CatalogSearchParams, reader?: ReleaseReader | null) {
+    return this.catalogSearchOn((await this.storeOf(p, reader)).store, p)
   }
 
   /** catalogSearch() in a release already chosen. */
@@ -301,14 +321,16 @@ export class HardwareFacts {
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
     const { key, matches } = ix.match(p.q, (e) => e.kind === 'selector-part' || e.kind === 'refname')
+    const { items, page } = this.cursors.listPage(matches, limit, store.manifest.id, CursorCodec.bind(['catalog/search', key]), p.cursor)
     return {
       release: store.manifest.id,
       q: p.q,
       normalized: key,
       status: matches.length === 0 ? 'not_found' : 'found',
       match: matches[0]?.how ?? null,
-      results: matches.slice(0, limit).map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how], topics: Object.keys(m.entity.targets).sort() })),
+      results: items.map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how], topics: Object.keys(m.entity.targets).sort() })),
       total: matches.length,
+      page,
       ...(matches.length === 0 ? { suggestions: ix.suggestions(key) } : {})
     }
   }
@@ -354,7 +376,7 @@ export class HardwareFacts {
       match: r.matches[0]?.how ?? null,
       documents,
       sources: single ? await this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)) : [],
-      ...(single ? {} : { candidates: this.candidates(r.ranked, DEFAULT_CANDIDATES), candidateCount: r.ranked.length }),
+      ...(single ? {} : { candidates: this.candidates(r.ranked.slice(0, DEFAULT_CANDIDATES)), candidateCount: r.ranked.length }),
       ...(r.matches.length === 0 ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
@@ -387,7 +409,7 @@ export class HardwareFacts {
       covered: TOPICS.filter((t) => r.topics[t].status === 'resolved'),
       notCovered: TOPICS.filter((t) => r.topics[t].status === 'not_covered'),
       ...(TOPICS.some((t) => r.topics[t].status === 'source_failed') ? { sourceFailed: TOPICS.filter((t) => r.topics[t].status === 'source_failed') } : {}),
-      ...(r.status !== 'resolved' ? { candidates: this.candidates(r.ranked, DEFAULT_CANDIDATES), candidateCount: r.ranked.length } : {}),
+      ...(r.status !== 'resolved' ? { candidates: this.candidates(r.ranked.slice(0, DEFAULT_CANDIDATES)), candidateCount: r.ranked.length } : {}),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
@@ -435,19 +457,7 @@ export class HardwareFacts {
   async context(p: ContextParams, reader?: ReleaseReader | null): Promise<ContextResult> {
     if (p.revision !== undefined && p.silicon_revision !== undefined && canonicalRevision(p.revision) !== canonicalRevision(p.silicon_revision))
       throw new ServiceError('INVALID_PARAMETER', 'revision (deprecated) and silicon_revision disagree; send silicon_revision only.', 'revision')
-    const decoded = p.cursor === undefined ? undefined : this.cursors.decode(p.cursor)
-    if (decoded && p.corpus_release !== undefined && decoded.release !== p.corpus_release)
-      throw new ServiceError('INVALID_CURSOR', `The cursor belongs to corpus release ${decoded.release}, not ${p.corpus_release}.`, 'cursor')
-    // A cursor pins its release, so paging survives a promotion in between; the key must be allowed
-    // to read that release, as if it had been named with corpus_release.
-    let store: ReleaseStore
-    try {
-      store = decoded ? await this.store(decoded.release, reader, 'cursor') : await this.store(p.corpus_release, reader)
-    } catch (err) {
-      if (decoded && err instanceof ServiceError && err.code === 'UNKNOWN_CORPUS_RELEASE')
-        throw new ServiceError('INVALID_CURSOR', `The cursor's corpus release ${decoded.release} is no longer kept.`, 'cursor')
-      throw err
-    }
+    const { store, decoded } = await this.storeOf(p, reader)
     const deprecatedRevision = p.revision !== undefined
     const body = await this.cached(() => answerKey('context', store.manifest.id, CONTEXT_PARAM_KEYS, p), () => this.contextIn(store, p, decoded))
     return { body, deprecatedRevision }
@@ -516,7 +526,7 @@ export class HardwareFacts {
         notFound
           ? 'Unknown part: no facts returned.'
           : topicRes.status === 'ambiguous'
-            ? 'Ambiguous part for this topic: no facts returned; choose one candidate explicitly.'
+            ? 'Ambiguous part for this topic: no facts returned; the candidates are the document targets to choose from (never chosen for you).'
             : topicRes.status === 'source_failed'
               ? 'The source for this topic could not be read: no facts returned.'
               : 'This topic is not covered for this part: no facts returned.'
@@ -659,18 +669,31 @@ class Envelope {
 
   /**
    * An answer without facts. Over budget, it gives up candidates from the end (candidateCount
-   * still counts them all), then the filter lists; if even that does not fit, max_tokens is too
-   * small for this answer at all.
+   * still counts them all), saying so (`truncatedBy`, a note) and what max_tokens lists them
+   * (`neededMaxTokens`), then the filter lists; if even that does not fit, max_tokens is too small
+   * for this answer at all.
    */
   empty(page: Page, extra: ContextExtra): string {
+    const listed = extra.candidates?.length ?? 0
+    let whole: number | undefined
     for (;;) {
       const tokens = this.headTokens + countTokens(this.tail(page, extra))
       if (tokens <= this.maxTokens) {
         page.tokens = tokens
         return this.head + this.tail(page, extra)
       }
-      if (extra.candidates?.length) extra.candidates.pop()
-      else if (!this.elide())
+      if (extra.candidates?.length) {
+        if (whole === undefined) {
+          // The answer with every candidate, and room for a max_tokens of more digits.
+          whole = tokens + 3
+          page.truncatedBy = 'max_tokens'
+          page.neededMaxTokens = whole
+          this.notes.push('')
+        }
+        extra.candidates.pop()
+        this.notes[this.notes.length - 1] =
+          `max_tokens=${this.maxTokens} leaves room for ${extra.candidates.length} of these ${listed} candidates (candidateCount counts all): max_tokens=${whole} lists the ${listed}.`
+      } else if (!this.elide())
         throw new ServiceError('INVALID_PARAMETER', `max_tokens=${this.maxTokens} cannot hold even this answer without facts (${tokens} tokens); raise max_tokens.`, 'max_tokens')
     }
   }

@@ -50,7 +50,10 @@ describe('MCP tools compare_parts and compare_releases', () => {
     const validate = ajv.compile(byName.get('compare_parts')!.outputSchema!)
     expect(validate(r.structuredContent), JSON.stringify(validate.errors)).toBe(true)
     // The same service answers REST: the same body.
-    expect(r.structuredContent).toEqual(await rest('/v1/compare/parts', args))
+    // REST's body, but for page.tokens: over MCP it counts the whole tool result, text included (test/mcp/budget.test.ts).
+    const body = await rest('/v1/compare/parts', args)
+    expect(r.structuredContent).toEqual({ ...body, page: { ...body.page, tokens: r.structuredContent!.page.tokens } })
+    expect(r.structuredContent!.page.tokens).toBeGreaterThan(body.page.tokens)
     expect(text(r)).toMatch(/^differs USART1_TX: pins PA9\/AF7, PB6\/AF7 vs PA9\/AF7, PB6\/AF7, PC4\/AF7 \[pins\/stm32\/mcu\//m)
   })
 

@@ -237,6 +237,11 @@ describe('the /mcp contract', () => {
     expect(request.properties.id.anyOf).toEqual([{ type: 'string' }, { type: 'integer' }])
     expect(op.security).toEqual([{}, { bearerAuth: [] }])
     expect(op.description).toMatch(/bearer credential is required, as on \/v1/)
+    // Every tool tools/list names, and no other.
+    const listed = (await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).json()) as Obj
+    const names: string[] = listed.result.tools.map((t: Obj) => t.name)
+    expect(names).toHaveLength(10)
+    expect(/Tools: ([a-z_, ]+) —/.exec(op.description)![1]!.split(', ').sort()).toEqual([...names].sort())
     expect(Object.keys(op.responses['200'].content)).toEqual(['application/json'])
     for (const s of ['400', '413']) expect(op.responses[s].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcError' })
     expect(doc.components.schemas.JsonRpcError).toMatchObject({ required: ['jsonrpc', 'error', 'id'], additionalProperties: false })

@@ -5,7 +5,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import { inline } from '../../src/schemas/components.js'
+import { outline } from '../../src/schemas/components.js'
 import { CatalogPartParams, CatalogSearchParams, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../../src/schemas/params.js'
 import {
   CatalogPartResponse,
@@ -78,7 +78,7 @@ describe('MCP initialize and tools/list', () => {
     expect(client.getInstructions()).toMatch(/resolve_part first/)
   })
 
-  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the REST body schema, resolved, as outputSchema', async () => {
+  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema', async () => {
     const { tools } = await client.listTools()
     const { revision: _deprecated, ...contextArgs } = ContextParams.properties
     const expected: Record<string, [object, object]> = {
@@ -98,8 +98,8 @@ describe('MCP initialize and tools/list', () => {
       const [input, output] = expected[t.name]!
       // What goes over the wire is the JSON of the very schema REST validates with.
       expect(t.inputSchema).toEqual(JSON.parse(JSON.stringify(input)))
-      // ... and of the schema REST serializes with, every named part inlined: self-contained.
-      expect(t.outputSchema).toEqual(inline(output as never))
+      // ... and the outline of the schema REST serializes with: self-contained.
+      expect(t.outputSchema).toEqual(outline(output as never))
       expect(JSON.stringify(t.outputSchema)).not.toMatch(/"\$(ref|id)"/)
       expect(t.outputSchema).toMatchObject({ type: 'object', required: expect.any(Array) })
       expect(t.annotations).toMatchObject({ readOnlyHint: true })
@@ -149,9 +149,11 @@ describe('MCP initialize and tools/list', () => {
     }
     const ctx = ajv.compile(tools.find((t) => t.name === 'get_context')!.outputSchema!)
     const r = (await call('get_context', { part: 'STM32F407VG', topic: 'registers', fact_names: 'RCC.AHB1ENR' })).structuredContent!
-    const { locator, ...noLocator } = r.facts[0].evidence[0]
-    expect(ctx({ ...r, facts: [{ ...r.facts[0], evidence: [{ ...noLocator, where: locator }] }] })).toBe(false)
-    expect(ctx({ ...r, page: { ...r.page, cursor: r.page.nextCursor } })).toBe(false)
+    // One level down too: a fact without its evidence, a page whose cursor is renamed.
+    const { evidence, ...noEvidence } = r.facts[0]
+    expect(ctx({ ...r, facts: [{ ...noEvidence, sources: evidence }] })).toBe(false)
+    const { nextCursor, ...page } = r.page
+    expect(ctx({ ...r, page: { ...page, cursor: nextCursor } })).toBe(false)
   })
 
   it('answers an unknown tool with a JSON-RPC invalid-params error', async () => {
@@ -159,6 +161,8 @@ describe('MCP initialize and tools/list', () => {
     expect(err).toBeInstanceOf(McpError)
     expect((err as McpError).code).toBe(ErrorCode.InvalidParams)
     expect((err as McpError).message).toContain('get_everything')
+    // The SDK client prefixes the code once; the server's message does not carry it already.
+    expect((err as McpError).message).toBe('MCP error -32602: Tool get_everything not found; tools/list names the 10 tools.')
   })
 })
 
@@ -225,6 +229,12 @@ describe('search_catalog and get_catalog_part', () => {
     expect(r.structuredContent!.results).toHaveLength(3)
     expect(text(r)).toMatch(/^Catalog search "STM32F407": found/)
     expect(text(r)).toContain('STM32F407IEHx (selector-part, UFBGA176')
+    // The rest of the matches: the text says how, and the cursor gives the next page, as REST's does.
+    const cursor = r.structuredContent!.page.nextCursor as string
+    expect(text(r)).toContain(`More results: call search_catalog again with the same arguments and cursor="${cursor}"`)
+    const next = await call('search_catalog', { q: 'STM32F407', candidate_limit: 3, cursor })
+    expect(next.structuredContent).toEqual(await rest('/v1/catalog/search', { q: 'STM32F407', candidate_limit: 3, cursor }))
+    expect(next.structuredContent!.results[0].name).not.toBe(r.structuredContent!.results[0].name)
   })
 
   it('rejects a bad search argument', async () => {
@@ -254,7 +264,10 @@ describe('get_context', () => {
     const args = { part: 'STM32F407VG', topic: 'registers', fact_names: 'RCC.AHB1ENR' }
     const r = await call('get_context', args)
     expect(r.isError).toBeFalsy()
-    expect(r.structuredContent).toEqual(await rest('/v1/context', args))
+    // REST's body, but for page.tokens: over MCP it counts the whole tool result, text included (test/mcp/budget.test.ts).
+    const body = await rest('/v1/context', args)
+    expect(r.structuredContent).toEqual({ ...body, page: { ...body.page, tokens: r.structuredContent!.page.tokens } })
+    expect(r.structuredContent!.page.tokens).toBeGreaterThan(body.page.tokens)
     const fact = r.structuredContent!.facts[0]
     expect(fact.name).toBe('RCC.AHB1ENR')
     expect(Number(fact.value.address)).toBe(svd.address)

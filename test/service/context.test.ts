@@ -338,7 +338,7 @@ describe('the envelope: filters as applied, notes, answers without facts, the bu
     expect(amb.facts).toEqual([])
     expect(amb.candidates.map((c) => c.package)).toEqual(expect.arrayContaining(['LQFP100', 'LQFP144']))
     expect(amb.candidateCount).toBeGreaterThanOrEqual(amb.candidates.length)
-    expect(amb.notes?.join(' ')).toMatch(/Ambiguous part.*choose one candidate/)
+    expect(amb.notes?.join(' ')).toMatch(/Ambiguous part.*the candidates are the document targets to choose from/)
     const none = (await ask({ ...F407, fact_names: 'NO.SUCH.REGISTER' })).r
     expect(none.status).toBe('ok')
     expect(none.facts).toEqual([])

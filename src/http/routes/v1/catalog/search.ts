@@ -9,7 +9,8 @@ export default async function catalogSearchRoute(app: FastifyInstance, { facts }
     url: '/v1/catalog/search',
     operationId: 'searchCatalog',
     summary: 'Search the publisher selector catalog',
-    description: 'Selector parts and RefNames whose name is the query, whose ordering code it is, or which start with it.',
+    description:
+      'Selector parts and RefNames whose name is the query, whose ordering code it is, or which start with it: `total` counts them all, `results` is one page of `candidate_limit`; pass `page.nextCursor` as `cursor` for the next.',
     querystring: CatalogSearchParams,
     response: CatalogSearchResponse,
     scope: 'facts:read',

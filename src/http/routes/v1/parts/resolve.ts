@@ -10,7 +10,7 @@ export default async function resolveRoute(app: FastifyInstance, { facts }: { fa
     operationId: 'resolvePart',
     summary: 'Resolve a part identifier to verified-fact targets',
     description:
-      'Resolves an ordering code, selector part, RefName, device name or family prefix. Never picks silently: `status` is `resolved`, `ambiguous` (with candidates and why each matched) or `not_found` (with suggestions); ambiguity is judged per topic in `topics`.',
+      'Resolves an ordering code, selector part, RefName, device name or family prefix. Never picks silently: `status` is `resolved`, `ambiguous` (with candidates and why each matched) or `not_found` (with suggestions); ambiguity is judged per topic in `topics`. `candidateCount` counts every candidate, `candidates` is one page of `candidate_limit`; pass `page.nextCursor` as `cursor` for the next.',
     querystring: ResolveParams,
     response: ResolveResponse,
     scope: 'facts:read',
