@@ -74,9 +74,13 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id })
 }
 
+/**
+ * The request's id when it is one the contract allows (a string or an integer), else null: a
+ * fractional id echoed back would not fit JsonRpcError's schema, and its serializer would fail (500).
+ */
 const idOf = (body: unknown): RpcId => {
   const id = (body as { id?: unknown } | null)?.id
-  return typeof id === 'string' || typeof id === 'number' ? id : null
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : null
 }
 
 /**

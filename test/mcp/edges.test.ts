@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+
+/** Hostile-run edges of POST /mcp (issue 29). */
+type Obj = Record<string, any>
+let srv: McpTestServer
+
+beforeAll(async () => {
+  srv = await startMcpServer()
+})
+afterAll(async () => srv?.close())
+
+function post(body: unknown, headers: Record<string, string> = {}) {
+  return fetch(srv.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...srv.auth, ...headers },
+    body: JSON.stringify(body)
+  })
+}
+
+describe('1: a JSON-RPC id that is neither a string nor an integer', () => {
+  // JSON-RPC 2.0 §4: an id is a string, a number or null, and "SHOULD NOT contain fractional parts";
+  // the contract's JsonRpcRequest allows a string or an integer. Anything else is an invalid request,
+  // answered with id null (its id cannot be echoed as a valid one), never a 500.
+  for (const [label, id] of [['1.5', 1.5], ['true', true], ['[]', []], ['{}', {}], ['-0.5', -0.5], ['1e400 (Infinity)', 1e400]] as const) {
+    for (const method of ['initialize', 'tools/list', 'tools/call', 'ping', 'no/such/method']) {
+      it(`id ${label} on ${method}: 400 -32600 with id null`, async () => {
+        const res = await post({ jsonrpc: '2.0', id, method, params: {} })
+        expect(res.status).toBe(400)
+        const body = (await res.json()) as Obj
+        expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/), data: { code: 'INVALID_JSON_RPC' } } })
+      })
+    }
+  }
+
+  it('an integer id and a string id are still answered with that id', async () => {
+    expect(((await (await post({ jsonrpc: '2.0', id: 12, method: 'ping' })).json()) as Obj).id).toBe(12)
+    expect(((await (await post({ jsonrpc: '2.0', id: 'a', method: 'ping' })).json()) as Obj).id).toBe('a')
+  })
+})
