@@ -10,8 +10,9 @@ import drain from './drain.js'
 import securityHeaders from './headers.js'
 import strictIntegers from './integers.js'
 import readOnlyV1 from './methods.js'
-import problems, { clientErrorHandler, frameworkErrors } from './problem.js'
+import problems, { clientErrorHandler, frameworkErrors, refuseConnect } from './problem.js'
 import { rateLimits, type RateLimitOptions } from './rate-limit.js'
+import requestTarget from './request-target.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
 import docsRoute from './routes/docs.js'
 import openapiRoute, { registerContract } from './routes/openapi.js'
@@ -67,7 +68,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     keepAliveTimeout: t.keepAliveMs,
     requestTimeout: t.requestMs,
     // Node checks request and header deadlines every connectionsCheckingInterval (30 s by default).
-    http: { headersTimeout: Math.min(t.headersMs, t.requestMs), connectionsCheckingInterval: Math.min(1000, t.requestMs) },
+    // A missing Host is answered as a Problem (request-target.ts), not with Node's bare 400.
+    http: { headersTimeout: Math.min(t.headersMs, t.requestMs), connectionsCheckingInterval: Math.min(1000, t.requestMs), requireHostHeader: false },
     // Requests on kept-alive connections while closing are answered (with Connection: close), not refused with a bare 503.
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(opts.publicUrl),
@@ -82,6 +84,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: false },
     bodyLimit: 1024 * 1024
   })
+  refuseConnect(app, opts.publicUrl)
   const contract = new Contract()
   const ctx = { facts: opts.facts, keys: opts.keys, contract }
 
@@ -97,6 +100,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
   await app.register(securityHeaders)
+  await app.register(requestTarget)
   await app.register(drain)
   await app.register(readOnlyV1)
   await app.register(strictIntegers)

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testApp, type TestApp } from '../helpers/app.js'
+import { corpusDataDir } from '../helpers/corpus-release.js'
+import { expectProblem } from '../helpers/problem.js'
+import { parseRaw, raw } from '../helpers/raw-http.js'
+
+/** Hostile-run edges of the HTTP layer (issue 29), over raw sockets where a client library would not send them. */
+let t: TestApp
+let port: number
+
+beforeAll(async () => {
+  t = await testApp(await corpusDataDir())
+  port = Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port)
+})
+afterAll(async () => t?.close())
+
+const send = async (text: string) => parseRaw((await raw(port, [text])).text)
+const get = (target: string, headers = '') => send(`GET ${target} HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`)
+
+describe('6: requests the router never sees, each a Problem with its documented status', () => {
+  it('a request target over 8 KiB is 414 (below the 16 KiB Node allows the head); 8 KiB exactly is served', async () => {
+    // "GET " + target: the target is what counts. 8,192 bytes of target are served, 8,193 are not.
+    const at = (n: number) => `/v1/error-codes/NOT_FOUND?x=${'a'.repeat(n - '/v1/error-codes/NOT_FOUND?x='.length)}`
+    expect(at(8192).length).toBe(8192)
+    const over = await get(at(8193), `Authorization: ${t.auth.authorization}\r\n`)
+    expectProblem(over, 414, 'URI_TOO_LONG')
+    // 12 KiB and 15 KiB: between the promised 8 KiB and Node's 16 KiB.
+    for (const n of [12 * 1024, 15 * 1024]) expectProblem(await get(`/v1/parts/resolve?q=${'b'.repeat(n)}`, `Authorization: ${t.auth.authorization}\r\n`), 414, 'URI_TOO_LONG')
+    // Exactly 8 KiB passes the check and reaches the route (an unknown parameter there, not a 414).
+    expectProblem(await get(at(8192), `Authorization: ${t.auth.authorization}\r\n`), 400, 'UNKNOWN_PARAMETER', 'x')
+  })
+
+  it('an HTTP/1.1 request without Host is a 400 Problem naming Host; HTTP/1.0 needs none', async () => {
+    const p = expectProblem(await send('GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'MALFORMED_REQUEST', 'Host')
+    expect(p.detail).toMatch(/Host/)
+    expect((await send('GET /ping HTTP/1.0\r\n\r\n')).statusCode).toBe(200)
+  })
+
+  it('CONNECT is answered with a 400 Problem, then the connection is closed', async () => {
+    const r = await raw(port, ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'])
+    const p = expectProblem(parseRaw(r.text), 400, 'MALFORMED_REQUEST')
+    expect(p.detail).toMatch(/CONNECT/)
+    expect(parseRaw(r.text).headers.connection).toBe('close')
+  })
+
+  it('an escaped spelling of a /v1 route is that route: HEAD and POST are 405, GET is served', async () => {
+    for (const method of ['HEAD', 'POST', 'DELETE']) {
+      const r = await send(`${method} /v1/%63ontext?part=STM32F407VG&topic=pins HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`)
+      expect(r.statusCode, method).toBe(405)
+      expect(r.headers.allow).toBe('GET')
+      if (method !== 'HEAD') expectProblem(r, 405, 'METHOD_NOT_ALLOWED')
+    }
+    // A path parameter's segment escaped too: /v1/error-codes/:code.
+    expect((await send('POST /v1/error%2Dcodes/NOT_FOUND HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')).statusCode).toBe(405)
+    // The router serves the escaped GET (so the 405 is about the same resource).
+    expect((await get('/v1/%63ontext?part=STM32F407VG&topic=pins', `Authorization: ${t.auth.authorization}\r\n`)).statusCode).toBe(200)
+    // An encoded slash stays inside its segment: no route, 404 for any method.
+    expectProblem(await send('POST /v1/parts%2Fresolve HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'), 404, 'NOT_FOUND')
+  })
+})
