@@ -13,6 +13,7 @@ import readOnlyV1 from './methods.js'
 import problems, { clientErrorHandler, frameworkErrors, refuseConnect } from './problem.js'
 import { rateLimits, type RateLimitOptions } from './rate-limit.js'
 import requestTarget from './request-target.js'
+import strictQuery, { parseQuery } from './querystring.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
 import docsRoute from './routes/docs.js'
 import openapiRoute, { registerContract } from './routes/openapi.js'
@@ -81,7 +82,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },
-    routerOptions: { ignoreTrailingSlash: false },
+    routerOptions: { ignoreTrailingSlash: false, querystringParser: parseQuery },
     bodyLimit: 1024 * 1024
   })
   refuseConnect(app, opts.publicUrl)
@@ -101,6 +102,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
   await app.register(securityHeaders)
   await app.register(requestTarget)
+  await app.register(strictQuery)
   await app.register(drain)
   await app.register(readOnlyV1)
   await app.register(strictIntegers)

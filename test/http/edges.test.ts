@@ -23,9 +23,9 @@ describe('6: requests the router never sees, each a Problem with its documented 
     const at = (n: number) => `/v1/error-codes/NOT_FOUND?x=${'a'.repeat(n - '/v1/error-codes/NOT_FOUND?x='.length)}`
     expect(at(8192).length).toBe(8192)
     const over = await get(at(8193), `Authorization: ${t.auth.authorization}\r\n`)
-    expectProblem(over, 414, 'URI_TOO_LONG')
+    expectProblem(over, 414, 'URI_TOO_LONG', 'x')
     // 12 KiB and 15 KiB: between the promised 8 KiB and Node's 16 KiB.
-    for (const n of [12 * 1024, 15 * 1024]) expectProblem(await get(`/v1/parts/resolve?q=${'b'.repeat(n)}`, `Authorization: ${t.auth.authorization}\r\n`), 414, 'URI_TOO_LONG')
+    for (const n of [12 * 1024, 15 * 1024]) expectProblem(await get(`/v1/parts/resolve?q=${'b'.repeat(n)}`, `Authorization: ${t.auth.authorization}\r\n`), 414, 'URI_TOO_LONG', 'q')
     // Exactly 8 KiB passes the check and reaches the route (an unknown parameter there, not a 414).
     expectProblem(await get(at(8192), `Authorization: ${t.auth.authorization}\r\n`), 400, 'UNKNOWN_PARAMETER', 'x')
   })
@@ -56,5 +56,39 @@ describe('6: requests the router never sees, each a Problem with its documented 
     expect((await get('/v1/%63ontext?part=STM32F407VG&topic=pins', `Authorization: ${t.auth.authorization}\r\n`)).statusCode).toBe(200)
     // An encoded slash stays inside its segment: no route, 404 for any method.
     expectProblem(await send('POST /v1/parts%2Fresolve HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'), 404, 'NOT_FOUND')
+  })
+})
+
+describe('11: the query string is read strictly, and every limit is a Problem naming the parameter', () => {
+  const auth = () => `Authorization: ${t.auth.authorization}\r\n`
+
+  it('a malformed percent-escape or a NUL byte in a parameter is 400 MALFORMED_REQUEST naming it, not text', async () => {
+    for (const q of ['%ZZ', 'STM%2', 'STM32%00F4', '%E0%A4%A']) expectProblem(await get(`/v1/parts/resolve?q=${q}`, auth()), 400, 'MALFORMED_REQUEST', 'q')
+    // In the name too: a NUL or a bad escape in a parameter's name.
+    expectProblem(await get('/v1/parts/resolve?q=STM32F4&candidate%00limit=3', auth()), 400, 'MALFORMED_REQUEST', 'candidate\0limit')
+    // Well-formed escapes (and + for a space) are still decoded: "STM32F407VG" spelled with escapes.
+    const r = await get('/v1/parts/resolve?q=%53TM32F407VG', auth())
+    expect(r.statusCode, r.body).toBe(200)
+  })
+
+  it('a parameter given twice is 400 INVALID_PARAMETER saying so, not "must be string"', async () => {
+    const p = expectProblem(await get('/v1/parts/resolve?q=STM32F4&q=STM32F1', auth()), 400, 'INVALID_PARAMETER', 'q')
+    expect(p.detail).toBe('Parameter "q" is given twice; give it once.')
+    // The same name spelled with an escape is the same parameter.
+    expectProblem(await get('/v1/context?part=STM32F407VG&topic=pins&%74opic=registers', auth()), 400, 'INVALID_PARAMETER', 'topic')
+  })
+
+  it('fact_names and query over 2,000 characters are 400 naming them; 2,000 are served', async () => {
+    const ctx = '/v1/context?part=STM32F407VG&topic=registers'
+    expectProblem(await get(`${ctx}&fact_names=${'A'.repeat(2001)}`, auth()), 400, 'INVALID_PARAMETER', 'fact_names')
+    expectProblem(await get(`${ctx}&query=${'a'.repeat(2001)}`, auth()), 400, 'INVALID_PARAMETER', 'query')
+    expect((await get(`${ctx}&fact_names=${'A'.repeat(2000)}`, auth())).statusCode).toBe(200)
+  })
+
+  it('a request target over 8 KiB names the parameter that takes most of it', async () => {
+    // 2,000 characters of query, each a 3-byte character escaped as 9 bytes: 18,000 bytes > 16 KiB is
+    // cut by Node's parser; 950 of them (8,550 bytes, "query=" and all 8,556) fit its head but not the 8 KiB target.
+    const p = expectProblem(await get(`/v1/context?part=STM32F407VG&topic=registers&query=${'%E2%82%AC'.repeat(950)}`, auth()), 414, 'URI_TOO_LONG', 'query')
+    expect(p.detail).toContain('"query", takes 8556)')
   })
 })
