@@ -46,7 +46,10 @@ export interface AppOptions extends RateLimitOptions {
   plugins?: Array<(app: FastifyInstance, ctx: { facts: HardwareFacts; keys: ApiKeyStore; contract: Contract }) => Promise<void>>
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+/** A well-formed request id: a UUID, the form this service makes. */
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** A client's other X-Request-Id is logged apart, cut to this many characters. */
+const MAX_CLIENT_ID_LOGGED = 128
 
 export interface Timeouts {
   /** Whole request (headers and body) received within this, else 408 (slow bodies). */
@@ -75,10 +78,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(opts.publicUrl),
     frameworkErrors: frameworkErrors(opts.publicUrl),
-    // A client's X-Request-Id is kept when well-formed, so its logs and ours share one id.
+    // A client's X-Request-Id is kept when it is a UUID (what we would make), so its logs and ours
+    // share one id; any other value is not echoed as ours: it is logged apart (below).
     genReqId: (req) => {
       const h = req.headers['x-request-id']
-      return typeof h === 'string' && REQUEST_ID.test(h) ? h : randomUUID()
+      return typeof h === 'string' && REQUEST_ID.test(h) ? h.toLowerCase() : randomUUID()
+    },
+    childLoggerFactory: (logger, bindings, opts, raw) => {
+      const h = raw.headers['x-request-id']
+      const client = Array.isArray(h) ? h.join(', ') : h
+      return logger.child(client !== undefined && client.toLowerCase() !== bindings.reqId ? { ...bindings, clientRequestId: client.slice(0, MAX_CLIENT_ID_LOGGED) } : bindings, opts)
     },
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },

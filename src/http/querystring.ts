@@ -44,7 +44,11 @@ export default fp(
   async function strictQuery(app: FastifyInstance) {
     app.addHook('onRequest', (req, _reply, done) => {
       const f = (req.query as Parsed | undefined)?.[FLAW]
-      done(f ? new ServiceError(f.code, f.detail, f.param) : undefined)
+      if (!f) return done()
+      // A parameter the route does not define is unknown, however often it is given: validation says so.
+      const defined = (req.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties
+      if (f.code === 'INVALID_PARAMETER' && !(defined && Object.hasOwn(defined, f.param))) return done()
+      done(new ServiceError(f.code, f.detail, f.param))
     })
   },
   { name: 'strict-query' }

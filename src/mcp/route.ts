@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
 import { ClientNotificationSchema, ClientRequestSchema, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
@@ -130,6 +130,21 @@ function acceptBoth(raw: IncomingMessage): void {
   if (!found) raw.rawHeaders.push('Accept', both)
 }
 
+/**
+ * The SDK writes its SSE response head with `Connection: keep-alive`, which would keep open a
+ * connection the client asked to close (or that a draining server must close): the head it writes
+ * says `close` instead, and Node then closes the connection after the response.
+ */
+function closeAfterResponse(raw: ServerResponse): void {
+  const writeHead = raw.writeHead.bind(raw) as (status: number, ...rest: unknown[]) => ServerResponse
+  raw.writeHead = ((status: number, ...rest: unknown[]) => {
+    for (const h of rest)
+      if (h && typeof h === 'object' && !Array.isArray(h)) for (const k of Object.keys(h)) if (k.toLowerCase() === 'connection') delete (h as Record<string, unknown>)[k]
+    raw.setHeader('connection', 'close')
+    return writeHead(status, ...rest)
+  }) as ServerResponse['writeHead']
+}
+
 const ROUTE_DESCRIPTION =
   'A stateless Streamable HTTP MCP server (no sessions; each POST carries one JSON-RPC request or notification; batches are not supported). ' +
   'Tools: resolve_part, search_catalog, get_catalog_part, get_context, get_coverage, get_sources, get_release, get_error_code — the /v1 operations over the same service, with the same argument schemas. ' +
@@ -229,6 +244,7 @@ export function mcpRoute(opts: McpOptions = {}) {
         const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(opts.publicUrl) })
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsSse(req.headers.accept) })
         acceptBoth(req.raw)
+        if (app.draining || /(^|,)\s*close\s*(,|$)/i.test(req.headers.connection ?? '')) closeAfterResponse(reply.raw)
         // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.
         for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v)
         reply.hijack()

@@ -92,3 +92,28 @@ describe('11: the query string is read strictly, and every limit is a Problem na
     expect(p.detail).toContain('"query", takes 8556)')
   })
 })
+
+describe('8: X-Request-Id', () => {
+  it('a UUID is the request id; any other value is not echoed but logged apart as clientRequestId', async () => {
+    const lines: Array<Record<string, any>> = []
+    const logged = await testApp(await corpusDataDir(), { logger: { level: 'info', stream: { write: (l: string) => void lines.push(JSON.parse(l)) } } })
+    try {
+      const uuid = '0F8FAD5B-D9CB-469F-A165-70867728950E'
+      expect((await logged.app.inject({ url: '/ping', headers: { 'x-request-id': uuid } })).headers['x-request-id']).toBe(uuid.toLowerCase())
+      const forged = 'admin-session-1\u2028'
+      const res = await logged.app.inject({ url: '/ping', headers: { 'x-request-id': forged } })
+      const ours = res.headers['x-request-id'] as string
+      expect(ours).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      const mine = lines.filter((l) => l.reqId === ours)
+      expect(mine.length).toBeGreaterThan(0)
+      for (const l of mine) expect(l.clientRequestId).toBe(forged)
+      // The UUID's own lines carry no clientRequestId (it is the request id).
+      for (const l of lines.filter((l) => l.reqId === uuid.toLowerCase())) expect(l.clientRequestId).toBeUndefined()
+      // A long value is logged cut to 128 characters.
+      const long = await logged.app.inject({ url: '/ping', headers: { 'x-request-id': 'z'.repeat(300) } })
+      expect(lines.find((l) => l.reqId === long.headers['x-request-id'])!.clientRequestId).toBe('z'.repeat(128))
+    } finally {
+      await logged.close()
+    }
+  })
+})

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+import { parseRaw, raw } from '../helpers/raw-http.js'
 
 /** Hostile-run edges of POST /mcp (issue 29). */
 type Obj = Record<string, any>
@@ -36,5 +37,27 @@ describe('1: a JSON-RPC id that is neither a string nor an integer', () => {
   it('an integer id and a string id are still answered with that id', async () => {
     expect(((await (await post({ jsonrpc: '2.0', id: 12, method: 'ping' })).json()) as Obj).id).toBe(12)
     expect(((await (await post({ jsonrpc: '2.0', id: 'a', method: 'ping' })).json()) as Obj).id).toBe('a')
+  })
+})
+
+describe('8: an SSE answer honours Connection: close', () => {
+  it('a client preferring text/event-stream that asks to close gets Connection: close and a closed connection', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' })
+    const head = (connection: string) =>
+      `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: ${srv.auth.authorization}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n` +
+      `Connection: ${connection}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    const port = Number(srv.mcpUrl.port)
+    // giveUpMs: a connection left open is cut by the test after 3 s.
+    const closed = await raw(port, [head('close')], 0, 3000)
+    const r = parseRaw(closed.text)
+    expect(r.statusCode).toBe(200)
+    expect(r.headers['content-type']).toMatch(/^text\/event-stream/)
+    expect(r.headers.connection).toBe('close')
+    expect(closed.text).toContain('"id":9')
+    expect(closed.closedAfterMs).toBeLessThan(2500)
+    // Without the request to close, the stream's connection is kept alive (and the test gives up on it).
+    const kept = await raw(port, [head('keep-alive')], 0, 1500)
+    expect(parseRaw(kept.text).headers.connection).toBe('keep-alive')
+    expect(kept.closedAfterMs).toBeGreaterThanOrEqual(1400)
   })
 })
