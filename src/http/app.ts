@@ -9,7 +9,7 @@ import { Contract } from './contract.js'
 import drain from './drain.js'
 import securityHeaders from './headers.js'
 import strictIntegers from './integers.js'
-import readOnlyV1 from './methods.js'
+import onlyMethods from './methods.js'
 import problems, { clientErrorHandler, frameworkErrors, refuseConnect } from './problem.js'
 import { rateLimits, type RateLimitOptions } from './rate-limit.js'
 import requestTarget from './request-target.js'
@@ -113,7 +113,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(requestTarget)
   await app.register(strictQuery)
   await app.register(drain)
-  await app.register(readOnlyV1)
+  await app.register(onlyMethods)
   await app.register(strictIntegers)
   await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? { max: 30, timeWindowMs: 60_000 } })
 

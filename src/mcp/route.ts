@@ -8,6 +8,7 @@ import type { ApiKeyStore } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { BEARER_ALTERNATIVES } from '../http/fact-route.js'
 import { publicBase } from '../http/problem.js'
+import { dropUncountedLimitHeaders } from '../http/rate-limit.js'
 import { ref } from '../schemas/components.js'
 import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, problemResponses } from '../schemas/responses.js'
 import { ServiceError } from '../service/errors.js'
@@ -170,7 +171,8 @@ export function mcpRoute(opts: McpOptions = {}) {
       url: '/mcp',
       // Checked on Content-Length before reading, and on the bytes streamed (chunked bodies).
       bodyLimit: maxBytes,
-      config: { scope: 'facts:read' },
+      // Stateless: no SSE stream to open (GET), no session to end (DELETE): any method but POST is 405 (src/http/methods.ts).
+      config: { scope: 'facts:read', onlyMethod: 'POST' },
       schema: {
         operationId: 'mcp',
         summary: 'Stateless Streamable HTTP MCP server for agents',
@@ -246,6 +248,7 @@ export function mcpRoute(opts: McpOptions = {}) {
         acceptBoth(req.raw)
         if (app.draining || /(^|,)\s*close\s*(,|$)/i.test(req.headers.connection ?? '')) closeAfterResponse(reply.raw)
         // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.
+        dropUncountedLimitHeaders(reply)
         for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v)
         reply.hijack()
         reply.raw.on('close', () => {
@@ -262,18 +265,6 @@ export function mcpRoute(opts: McpOptions = {}) {
             reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: idOf(body) }))
           } else reply.raw.destroy()
         }
-      }
-    })
-
-    // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
-    app.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
-      url: '/mcp',
-      schema: { hide: true },
-      handler: async (req) => {
-        throw new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /mcp: this stateless MCP server takes POST only (no SSE streams, no sessions).`, null, {
-          Allow: 'POST'
-        })
       }
     })
   }

@@ -61,3 +61,52 @@ describe('8: an SSE answer honours Connection: close', () => {
     expect(kept.closedAfterMs).toBeGreaterThanOrEqual(1400)
   })
 })
+
+describe('9: rate-limit headers and methods on /mcp', () => {
+  it('any method but POST on /mcp is 405 with Allow: POST, before the credential is checked', async () => {
+    const port = Number(srv.mcpUrl.port)
+    for (const method of ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND']) {
+      const r = parseRaw((await raw(port, [`${method} /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`])).text)
+      expect(r.statusCode, method).toBe(405)
+      expect(r.headers.allow, method).toBe('POST')
+      if (method !== 'HEAD') expect(JSON.parse(r.body), method).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED' })
+    }
+    // An escaped spelling is the same path.
+    expect(parseRaw((await raw(port, ['GET /%6Dcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'])).text).statusCode).toBe(405)
+  })
+
+  it('while the shared store fails, no X-RateLimit-* header promises a limit that is not enforced', async () => {
+    // A store that always fails, as Redis down or behind an open circuit does.
+    const failing = class {
+      incr(_key: string, cb: (err: Error) => void) {
+        cb(new Error('redis down'))
+      }
+      child() {
+        return this
+      }
+    }
+    const down = await startMcpServer({ app: { rateLimitStore: failing as never, rateLimit: { max: 50, timeWindowMs: 60_000 } } })
+    try {
+      const rest = await fetch(new URL('/v1/release', down.base), { headers: down.auth })
+      expect(rest.status).toBe(200)
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(rest.headers.get(h), h).toBeNull()
+      const mcp = await fetch(down.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...down.auth },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+      })
+      expect(mcp.status).toBe(200)
+      expect(mcp.headers.get('x-ratelimit-remaining')).toBeNull()
+    } finally {
+      await down.close()
+    }
+    // Counted (the in-process store): the headers say what is left, 49 of 50 after the first request.
+    const up = await startMcpServer({ app: { rateLimit: { max: 50, timeWindowMs: 60_000 } } })
+    try {
+      const res = await fetch(new URL('/v1/release', up.base), { headers: up.auth })
+      expect([res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining')]).toEqual(['50', '49'])
+    } finally {
+      await up.close()
+    }
+  })
+})
