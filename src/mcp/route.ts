@@ -6,11 +6,11 @@ import { Ajv } from 'ajv'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import type { ApiKeyStore } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
-import { BEARER_ALTERNATIVES } from '../http/fact-route.js'
+import { BEARER_ALTERNATIVES, errorResponses } from '../http/fact-route.js'
 import { publicBase } from '../http/problem.js'
 import { dropUncountedLimitHeaders } from '../http/rate-limit.js'
 import { ref } from '../schemas/components.js'
-import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, problemResponses } from '../schemas/responses.js'
+import { JsonRpcError, JsonRpcRequest, JsonRpcResponse } from '../schemas/responses.js'
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { createMcpServer } from './server.js'
@@ -185,7 +185,7 @@ export function mcpRoute(opts: McpOptions = {}) {
           202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
           400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: ref(JsonRpcError) } } },
           413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: ref(JsonRpcError) } } },
-          ...problemResponses([401, 403, 429])
+          ...errorResponses([401, 403, 405, 408, 414, 429, 431], 'POST')
         }
       },
       // Accept any body at validation: a schema failure would leave as a Problem, and /mcp's 400 is a JsonRpcError.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mcpRoute } from '../../src/mcp/route.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 import { expectProblem } from '../helpers/problem.js'
@@ -9,7 +10,7 @@ let t: TestApp
 let port: number
 
 beforeAll(async () => {
-  t = await testApp(await corpusDataDir())
+  t = await testApp(await corpusDataDir(), { plugins: [mcpRoute()] })
   port = Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port)
 })
 afterAll(async () => t?.close())
@@ -115,5 +116,25 @@ describe('8: X-Request-Id', () => {
     } finally {
       await logged.close()
     }
+  })
+})
+
+describe('10: the contract declares the statuses the service returns', () => {
+  it('every /v1 GET declares 405, 408, 414, 431 (and 503) as Problems; /mcp 405 with POST; error-codes 404', async () => {
+    const doc = JSON.parse((await t.app.inject({ url: '/openapi.json' })).body)
+    const problem = (op: any, s: string) => op.responses[s]?.content?.['application/problem+json']
+    const v1 = Object.entries(doc.paths as Record<string, any>).filter(([p]) => p.startsWith('/v1/'))
+    expect(v1.length).toBeGreaterThan(8)
+    for (const [path, item] of v1) {
+      for (const s of ['400', '401', '403', '405', '408', '414', '429', '431', '500']) expect(problem(item.get, s), `${path} ${s}`).toBeDefined()
+      expect(item.get.responses['405'].description, path).toMatch(/other than GET.*Allow: GET/)
+      expect(item.get.responses['414'].description, path).toMatch(/8,192 bytes/)
+    }
+    expect(problem(doc.paths['/v1/context'].get, '503')).toBeDefined()
+    expect(problem(doc.paths['/v1/error-codes/{code}'].get, '404')).toBeDefined()
+    const mcp = doc.paths['/mcp'].post
+    for (const s of ['401', '403', '405', '408', '414', '429', '431']) expect(problem(mcp, s), `/mcp ${s}`).toBeDefined()
+    expect(mcp.responses['405'].description).toMatch(/other than POST.*Allow: POST/)
+    for (const p of ['/ping', '/readyz', '/openapi.json']) for (const s of ['408', '414', '431']) expect(problem(doc.paths[p].get, s), `${p} ${s}`).toBeDefined()
   })
 })

@@ -437,7 +437,8 @@ describe('context', () => {
     expect((await get(`${url}&silicon_revision=0x03`)).json().facts).toHaveLength(0)
     expect((await get(`${url}&silicon_revision=5`)).json().facts).toHaveLength(1)
     const dep = await get(`${url}&revision=0x04`)
-    expect(dep.headers.deprecation).toBe('true')
+    // RFC 9745: a structured-field date, @ and the Unix time of 2026-08-26T00:00:00Z (20,691 days × 86,400 s).
+    expect(dep.headers.deprecation).toBe('@1787702400')
     expect(dep.json().facts).toHaveLength(0)
     expect(dep.json().notes.join(' ')).toMatch(/deprecated/)
     expectProblem(await get(`${url}&revision=0x04&silicon_revision=0x05`), 400, 'INVALID_PARAMETER', 'revision')
