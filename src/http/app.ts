@@ -4,7 +4,7 @@ import type { ApiKeyStore } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
-import auth from './auth.js'
+import auth, { DEFAULT_AUTH_FAILURES, type AuthFailureLimits } from './auth.js'
 import { Contract } from './contract.js'
 import drain from './drain.js'
 import securityHeaders from './headers.js'
@@ -38,8 +38,8 @@ export interface AppOptions extends RateLimitOptions {
   publicUrl?: string
   /** Connection timeouts; the defaults below suit a service behind a load balancer. */
   timeouts?: Partial<Timeouts>
-  /** Failed credentials accepted per client address and window before 429 (spec: no guessing keys). */
-  authFailures?: { max: number; timeWindowMs: number }
+  /** Failed credentials accepted per credential and per client address in a window before 429 (src/http/auth.ts). */
+  authFailures?: AuthFailureLimits
   readinessChecks?: ReadinessCheck[]
   version?: string
   /** Extra route plugins (the MCP endpoint), registered after the REST routes. */
@@ -115,7 +115,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(drain)
   await app.register(onlyMethods)
   await app.register(strictIntegers)
-  await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? { max: 30, timeWindowMs: 60_000 } })
+  await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? DEFAULT_AUTH_FAILURES })
 
   await rateLimits(app, opts)
 

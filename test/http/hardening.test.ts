@@ -223,18 +223,18 @@ describe('10: integer parameters are decimal integers', () => {
   })
 })
 
-describe('11: failed credentials are limited per client address', () => {
-  it('after the allowed number of 401s an address gets 429 with Retry-After', async () => {
-    const a = await testApp(dataDir, { authFailures: { max: 5, timeWindowMs: 60_000 } })
+describe('11: failed credentials are limited per credential and per address, never a valid key', () => {
+  it('after the allowed number of 401s a credential gets 429 with Retry-After; a valid key at that address still answers', async () => {
+    const a = await testApp(dataDir, { authFailures: { max: 5, perAddressMax: 50, timeWindowMs: 60_000 } })
     try {
       const codes: number[] = []
-      for (let i = 0; i < 8; i++) codes.push((await a.app.inject({ url: '/v1/release', headers: { authorization: `Bearer wrong-${i}` } })).statusCode)
+      for (let i = 0; i < 8; i++) codes.push((await a.app.inject({ url: '/v1/release', headers: { authorization: 'Bearer wrong' } })).statusCode)
       expect(codes).toEqual([401, 401, 401, 401, 401, 429, 429, 429])
       const r = await a.app.inject({ url: '/v1/release', headers: { authorization: 'Bearer wrong' } })
       expectProblem(r, 429, 'RATE_LIMITED')
       expect(Number(r.headers['retry-after'])).toBeGreaterThan(0)
-      // Another address is not affected.
-      expect((await a.app.inject({ url: '/v1/release', headers: a.auth, remoteAddress: '10.1.2.3' })).statusCode).toBe(200)
+      // Behind a proxy every client shares the address: a valid key is not locked out by another's typos.
+      expect((await a.app.inject({ url: '/v1/release', headers: a.auth })).statusCode).toBe(200)
     } finally {
       await a.close()
     }
