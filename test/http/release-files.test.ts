@@ -60,7 +60,8 @@ describe('5: the served release damaged on disk', () => {
 
     // The same size, one byte flipped: mtime says it changed, the digest confirms the damage.
     const flipped = Buffer.from(bytes)
-    flipped[flipped.length >> 1] ^= 0xff
+    const mid = flipped.length >> 1
+    flipped[mid] = flipped[mid]! ^ 0xff
     writeFileSync(shard, flipped)
     await waitFor(async () => (await readyz()).check.detail.includes('sha256'))
     const damaged = await readyz()
