@@ -138,3 +138,21 @@ describe('10: the contract declares the statuses the service returns', () => {
     for (const p of ['/ping', '/readyz', '/openapi.json']) for (const s of ['408', '414', '431']) expect(problem(doc.paths[p].get, s), `${p} ${s}`).toBeDefined()
   })
 })
+
+describe('11: the count limits of name lists are in the contract and answered naming the parameter', () => {
+  it('fact_names and fact_name_prefixes: at most 100 each, documented and a Problem past it', async () => {
+    const doc = JSON.parse((await t.app.inject({ url: '/openapi.json' })).body)
+    const params = doc.paths['/v1/context'].get.parameters as Array<{ name: string; description?: string; schema: { maxLength?: number } }>
+    for (const name of ['fact_names', 'fact_name_prefixes']) {
+      const p = params.find((x) => x.name === name)!
+      expect(p.description ?? '', name).toMatch(/at most 100/)
+      expect(p.schema.maxLength, name).toBe(2000)
+    }
+    const ctx = '/v1/context?part=STM32F407VG&topic=registers'
+    // 101 distinct names of 2 to 4 characters: within 2,000 characters, past 100 names.
+    const list = Array.from({ length: 101 }, (_, i) => `N${i}`).join(',')
+    expectProblem(await get(`${ctx}&fact_names=${list}`, `Authorization: ${t.auth.authorization}\r\n`), 400, 'INVALID_PARAMETER', 'fact_names')
+    expectProblem(await get(`${ctx}&fact_name_prefixes=${list}`, `Authorization: ${t.auth.authorization}\r\n`), 400, 'INVALID_PARAMETER', 'fact_name_prefixes')
+    expect((await get(`${ctx}&fact_names=${list.slice(0, list.lastIndexOf(','))}`, `Authorization: ${t.auth.authorization}\r\n`)).statusCode).toBe(200)
+  })
+})
