@@ -296,6 +296,7 @@ try {
     // Limits high enough that hostile requests reach validation instead of stopping at a 429
     // (the limits themselves are tested in test/http/hardening.test.ts and test/scale/redis.test.ts).
     HWFACTS_AUTH_FAILURES_MAX: '1000000',
+    HWFACTS_AUTH_FAILURES_PER_ADDRESS_MAX: '1000000',
     HWFACTS_RATE_LIMIT_MAX: '1000000',
     HWFACTS_DRAIN_MS: '0'
   })

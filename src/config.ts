@@ -13,8 +13,8 @@ export interface Config {
   /** Base of Problem `docUrl`s: HWFACTS_PUBLIC_URL, else the listen address (never a request's Host). */
   publicUrl?: string
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number; idleMs: number }
-  /** Missing or wrong credentials per client address and window before 429. */
-  authFailures: { max: number; timeWindowMs: number }
+  /** Missing or wrong credentials per credential, and per client address, in a window before 429. */
+  authFailures: { max: number; perAddressMax: number; timeWindowMs: number }
   /** On SIGTERM: how long /readyz says 503 while requests are still served, before the listener closes. */
   drainMs: number
   rateLimit: { max: number; timeWindowMs: number }
@@ -63,7 +63,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveMs: int('HWFACTS_KEEP_ALIVE_TIMEOUT_MS', 10_000, env),
       idleMs: int('HWFACTS_IDLE_TIMEOUT_MS', 30_000, env)
     },
-    authFailures: { max: int('HWFACTS_AUTH_FAILURES_MAX', 30, env), timeWindowMs: int('HWFACTS_AUTH_FAILURES_WINDOW_MS', 60_000, env) },
+    authFailures: {
+      max: int('HWFACTS_AUTH_FAILURES_MAX', 30, env),
+      perAddressMax: int('HWFACTS_AUTH_FAILURES_PER_ADDRESS_MAX', 300, env),
+      timeWindowMs: int('HWFACTS_AUTH_FAILURES_WINDOW_MS', 60_000, env)
+    },
     drainMs: int('HWFACTS_DRAIN_MS', 5_000, env, 0),
     rateLimit: { max: int('HWFACTS_RATE_LIMIT_MAX', 600, env), timeWindowMs: int('HWFACTS_RATE_LIMIT_WINDOW_MS', 60_000, env) },
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),

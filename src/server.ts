@@ -9,9 +9,11 @@ import { loadConfig, type Config } from './config.js'
 import { buildApp } from './http/app.js'
 import type { ReadinessCheck } from './http/routes/health.js'
 import { drainAndClose } from './http/drain.js'
+import { releaseFilesCheck } from './http/release-files.js'
 import { boundHeapGrowth } from './memory.js'
 import { mcpRoute } from './mcp/route.js'
 import { HardwareFacts } from './service/facts.js'
+import { DataDir } from './store/layout.js'
 
 /** A local development key, stored hashed; its secret is written once to a 0600 file, never logged. */
 function ensureDevKey(cfg: Config): string | undefined {
@@ -44,6 +46,17 @@ export async function start(cfg: Config = loadConfig()) {
       return (id && facts.sourceChecks.status(id)) || { ok: true, detail: `the archived sources of release ${id ?? '(none)'} are re-hashed on first use` }
     }
   }
+  // The served release's files, re-checked while served (the SQLite store's; a search engine checks its own).
+  const releaseFiles = cfg.searchEngineUrl
+    ? []
+    : [
+        releaseFilesCheck({
+          servedDir: async () => {
+            const id = await backends.repo.promotedId()
+            return id === undefined ? undefined : new DataDir(cfg.dataDir).releaseDir(id)
+          }
+        })
+      ]
   const app = await buildApp({
     facts,
     keys,
@@ -51,7 +64,7 @@ export async function start(cfg: Config = loadConfig()) {
     rateLimit: cfg.rateLimit,
     timeouts: cfg.timeouts,
     authFailures: cfg.authFailures,
-    readinessChecks: [...backends.readinessChecks, sourcesCheck],
+    readinessChecks: [...backends.readinessChecks, ...releaseFiles, sourcesCheck],
     ...(backends.rateLimitStore ? { rateLimitStore: backends.rateLimitStore } : {}),
     ...(cfg.publicUrl ? { publicUrl: cfg.publicUrl } : {}),
     plugins: [mcpRoute({ maxBytes: cfg.mcpMaxBytes, publicUrl: cfg.publicUrl })]

@@ -4,14 +4,16 @@ import type { ApiKeyStore } from '../auth/keys.js'
 import { CONTRACT_VERSION } from '../schemas/params.js'
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
-import auth from './auth.js'
+import auth, { DEFAULT_AUTH_FAILURES, type AuthFailureLimits } from './auth.js'
 import { Contract } from './contract.js'
 import drain from './drain.js'
 import securityHeaders from './headers.js'
 import strictIntegers from './integers.js'
-import readOnlyV1 from './methods.js'
-import problems, { clientErrorHandler, frameworkErrors } from './problem.js'
+import onlyMethods from './methods.js'
+import problems, { clientErrorHandler, frameworkErrors, refuseConnect } from './problem.js'
 import { rateLimits, type RateLimitOptions } from './rate-limit.js'
+import requestTarget from './request-target.js'
+import strictQuery, { parseQuery } from './querystring.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.js'
 import docsRoute from './routes/docs.js'
 import openapiRoute, { registerContract } from './routes/openapi.js'
@@ -36,15 +38,18 @@ export interface AppOptions extends RateLimitOptions {
   publicUrl?: string
   /** Connection timeouts; the defaults below suit a service behind a load balancer. */
   timeouts?: Partial<Timeouts>
-  /** Failed credentials accepted per client address and window before 429 (spec: no guessing keys). */
-  authFailures?: { max: number; timeWindowMs: number }
+  /** Failed credentials accepted per credential and per client address in a window before 429 (src/http/auth.ts). */
+  authFailures?: AuthFailureLimits
   readinessChecks?: ReadinessCheck[]
   version?: string
   /** Extra route plugins (the MCP endpoint), registered after the REST routes. */
   plugins?: Array<(app: FastifyInstance, ctx: { facts: HardwareFacts; keys: ApiKeyStore; contract: Contract }) => Promise<void>>
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+/** A well-formed request id: a UUID, the form this service makes. */
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** A client's other X-Request-Id is logged apart, cut to this many characters. */
+const MAX_CLIENT_ID_LOGGED = 128
 
 export interface Timeouts {
   /** Whole request (headers and body) received within this, else 408 (slow bodies). */
@@ -67,21 +72,29 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     keepAliveTimeout: t.keepAliveMs,
     requestTimeout: t.requestMs,
     // Node checks request and header deadlines every connectionsCheckingInterval (30 s by default).
-    http: { headersTimeout: Math.min(t.headersMs, t.requestMs), connectionsCheckingInterval: Math.min(1000, t.requestMs) },
+    // A missing Host is answered as a Problem (request-target.ts), not with Node's bare 400.
+    http: { headersTimeout: Math.min(t.headersMs, t.requestMs), connectionsCheckingInterval: Math.min(1000, t.requestMs), requireHostHeader: false },
     // Requests on kept-alive connections while closing are answered (with Connection: close), not refused with a bare 503.
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(opts.publicUrl),
     frameworkErrors: frameworkErrors(opts.publicUrl),
-    // A client's X-Request-Id is kept when well-formed, so its logs and ours share one id.
+    // A client's X-Request-Id is kept when it is a UUID (what we would make), so its logs and ours
+    // share one id; any other value is not echoed as ours: it is logged apart (below).
     genReqId: (req) => {
       const h = req.headers['x-request-id']
-      return typeof h === 'string' && REQUEST_ID.test(h) ? h : randomUUID()
+      return typeof h === 'string' && REQUEST_ID.test(h) ? h.toLowerCase() : randomUUID()
+    },
+    childLoggerFactory: (logger, bindings, opts, raw) => {
+      const h = raw.headers['x-request-id']
+      const client = Array.isArray(h) ? h.join(', ') : h
+      return logger.child(client !== undefined && client.toLowerCase() !== bindings.reqId ? { ...bindings, clientRequestId: client.slice(0, MAX_CLIENT_ID_LOGGED) } : bindings, opts)
     },
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },
-    routerOptions: { ignoreTrailingSlash: false },
+    routerOptions: { ignoreTrailingSlash: false, querystringParser: parseQuery },
     bodyLimit: 1024 * 1024
   })
+  refuseConnect(app, opts.publicUrl)
   const contract = new Contract()
   const ctx = { facts: opts.facts, keys: opts.keys, contract }
 
@@ -97,10 +110,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
   await app.register(securityHeaders)
+  await app.register(requestTarget)
+  await app.register(strictQuery)
   await app.register(drain)
-  await app.register(readOnlyV1)
+  await app.register(onlyMethods)
   await app.register(strictIntegers)
-  await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? { max: 30, timeWindowMs: 60_000 } })
+  await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? DEFAULT_AUTH_FAILURES })
 
   await rateLimits(app, opts)
 

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LRUCache } from 'lru-cache'
@@ -48,31 +48,48 @@ export function authenticate(keys: ApiKeyStore, req: FastifyRequest, scope: Scop
   return key
 }
 
+export interface AuthFailureLimits {
+  /** Failures of one presented credential (or of a missing one, per address) in a window before 429. */
+  max: number
+  /** Failures of every credential from one address in a window before its wrong credentials get 429 at once (10 × max when absent). */
+  perAddressMax?: number
+  timeWindowMs: number
+}
+
+export const DEFAULT_AUTH_FAILURES: AuthFailureLimits = { max: 30, perAddressMax: 300, timeWindowMs: 60_000 }
+
 /**
- * Missing or wrong credentials counted per client address: past `max` in a window, the address
- * gets 429 on every authenticated route until the window ends, without its credentials being
- * checked, so keys cannot be guessed at request rate.
+ * Missing or wrong credentials, counted per presented credential (its sha256; a missing one per
+ * client address) and, with a higher cap, per client address. Past either limit a wrong credential
+ * is answered 429 instead of 401. A valid key is never refused: behind a proxy every client shares
+ * one address, and one client's typos must not lock the others out. Guessing stays bounded by the
+ * keys themselves (256 random bits, so a guess at request rate never succeeds); what is limited is
+ * the noise of retried wrong credentials.
  */
 class FailedAttempts {
-  private readonly byAddress: LRUCache<string, { count: number; until: number }>
+  private readonly counts: LRUCache<string, { count: number; until: number }>
 
-  constructor(private readonly limit: { max: number; timeWindowMs: number }) {
-    // Bounded: an attacker with many addresses fills it, and the oldest are forgotten first.
-    this.byAddress = new LRUCache({ max: 100_000, ttl: limit.timeWindowMs })
+  constructor(private readonly limit: AuthFailureLimits) {
+    // Bounded: an attacker with many addresses or credentials fills it, and the oldest are forgotten first.
+    this.counts = new LRUCache({ max: 100_000, ttl: limit.timeWindowMs })
   }
 
-  check(address: string): void {
-    const e = this.byAddress.get(address)
-    if (e && e.count >= this.limit.max) {
-      const s = Math.max(1, Math.ceil((e.until - Date.now()) / 1000))
-      throw new ServiceError('RATE_LIMITED', `Too many requests with a missing or wrong credential from this address; retry in ${s} s.`, null, { 'Retry-After': String(s) })
-    }
+  /** Counts a failure; the 429 to answer instead of 401 when a limit was already reached. */
+  fail(address: string, header: string | undefined): ServiceError | undefined {
+    const credential = header === undefined ? `none ${address}` : `key ${hash('sha256', header, 'base64')}`
+    const over = this.bump(credential, this.limit.max) ?? this.bump(`ip ${address}`, this.limit.perAddressMax ?? 10 * this.limit.max)
+    if (over === undefined) return undefined
+    const s = Math.max(1, Math.ceil((over - Date.now()) / 1000))
+    return new ServiceError('RATE_LIMITED', `Too many requests with this missing or wrong credential; retry in ${s} s.`, null, { 'Retry-After': String(s) })
   }
 
-  fail(address: string): void {
-    const e = this.byAddress.get(address)
-    if (e) e.count++
-    else this.byAddress.set(address, { count: 1, until: Date.now() + this.limit.timeWindowMs })
+  /** Counts one more under `key`; the end of its window when it was already at `max`. */
+  private bump(key: string, max: number): number | undefined {
+    const e = this.counts.get(key)
+    if (!e) return void this.counts.set(key, { count: 1, until: Date.now() + this.limit.timeWindowMs })
+    if (e.count >= max) return e.until
+    e.count++
+    return undefined
   }
 }
 
@@ -82,7 +99,7 @@ class FailedAttempts {
  * Which releases a key may read is decided where the release is known: the service layer.
  */
 export default fp(
-  async function auth(app: FastifyInstance, opts: { keys: ApiKeyStore; failures: { max: number; timeWindowMs: number } }) {
+  async function auth(app: FastifyInstance, opts: { keys: ApiKeyStore; failures: AuthFailureLimits }) {
     const failures = new FailedAttempts(opts.failures)
     app.decorateRequest('apiKey', null)
     // A callback hook: the check is synchronous, and an async hook costs a promise per request.
@@ -90,10 +107,9 @@ export default fp(
       const scope = req.routeOptions.config.scope
       if (!scope) return done()
       try {
-        failures.check(req.ip)
         req.apiKey = authenticate(opts.keys, req, scope)
       } catch (err) {
-        if (err instanceof ServiceError && err.code === 'UNAUTHENTICATED') failures.fail(req.ip)
+        if (err instanceof ServiceError && err.code === 'UNAUTHENTICATED') return done(failures.fail(req.ip, req.headers.authorization) ?? err)
         return done(err as Error)
       }
       done()

@@ -7,8 +7,37 @@ import { CONTRACT_VERSION } from '../schemas/params.js'
 import { ref } from '../schemas/components.js'
 import { problemResponses } from '../schemas/responses.js'
 
-/** Statuses every GET operation declares (spec §7.2). */
-export const GET_ERRORS = [400, 401, 403, 429, 500] as const
+/**
+ * Statuses every GET operation declares: spec §7.2's, and those any request can meet before its
+ * route runs (408 slow request, 414 long target, 431 long head).
+ */
+export const GET_ERRORS = [400, 401, 403, 408, 414, 429, 431, 500] as const
+/** A /v1 operation adds 405 (any other method on its path) and 503 (its release unavailable). */
+export const V1_GET_ERRORS = [...GET_ERRORS, 405, 503] as const
+
+const PROBLEM_WHEN: Record<number, string> = {
+  400: 'A parameter is invalid, missing, unknown or given twice (`param` names it), the request is malformed (a bad percent-escape, a NUL byte, no Host), or Service-Version is not served.',
+  401: 'The bearer credential is missing or not a valid API key.',
+  403: 'The API key lacks the scope, or may not read the release asked for.',
+  404: 'No such resource.',
+  408: 'The request (headers and body) did not arrive within the request timeout.',
+  413: 'The request body is larger than this endpoint accepts.',
+  414: 'The request target is longer than 8,192 bytes; `param` names the parameter taking the most of it.',
+  429: 'The request budget is spent, or too many wrong credentials came from this client; see Retry-After.',
+  431: 'The request line and headers together exceed 16 KiB.',
+  500: 'The service failed unexpectedly; the error was logged with the requestId.',
+  503: 'The release asked for is unavailable (a file failed its check) or none is loaded yet.'
+}
+
+/** Problem responses, each described by when it is returned; 405's names the one method `allow`ed. */
+export function errorResponses(statuses: readonly number[], allow = 'GET'): Record<number, unknown> {
+  const out = problemResponses(statuses) as Record<number, { description: string }>
+  for (const s of statuses) {
+    const when = s === 405 ? `Any method other than ${allow} on this path (\`Allow: ${allow}\`); listed here as OpenAPI has no operation for the other methods.` : PROBLEM_WHEN[s]
+    if (when) out[s] = { ...out[s]!, description: `Problem (RFC 9457): ${when}` }
+  }
+  return out
+}
 
 export const SERVICE_VERSION_HEADER = {
   type: 'object',
@@ -42,7 +71,7 @@ export function factRoute<P extends TObject>(app: FastifyInstance, def: FactRout
       querystring: def.querystring,
       headers: SERVICE_VERSION_HEADER,
       ...(def.scope ? { security: BEARER_ALTERNATIVES } : { security: [] }),
-      response: { 200: ref(def.response), ...problemResponses(GET_ERRORS) }
+      response: { 200: ref(def.response), ...errorResponses(V1_GET_ERRORS) }
     },
     config: def.scope ? { scope: def.scope } : {},
     handler: (req, reply) => def.handler(req.query as Static<P>, req, reply)

@@ -38,12 +38,12 @@ export function problemBody(code: ErrorCode, detail: string, param: string | nul
   }
 }
 
-/** Errors Node's HTTP parser raises before a request exists (`clientError`), as the Problem they stand for. */
-/** Longest request line answered 414 rather than 431 when Node's 16 KiB header limit overflows. */
-const MAX_URL_BYTES = 8192
+/** Longest request target served (RELIABILITY: 414 above 8 KiB), also within Node's 16 KiB for the head. */
+export const MAX_URL_BYTES = 8192
 
 type ClientError = Error & { code?: string; rawPacket?: unknown }
 
+/** Errors Node's HTTP parser raises before a request exists (`clientError`), as the Problem they stand for. */
 function clientErrorCode(err: ClientError): { code: ErrorCode; detail: string } {
   switch (err.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
@@ -63,6 +63,24 @@ function clientErrorCode(err: ClientError): { code: ErrorCode; detail: string } 
 }
 
 /**
+ * A Problem written straight to a socket that no request object stands for (the parser's errors, a
+ * CONNECT), on a connection closed after it.
+ */
+function writeRawProblem(socket: Socket, log: FastifyBaseLogger, code: ErrorCode, detail: string, base: string, why: string | undefined): void {
+  const id = randomUUID()
+  log.info({ reqId: id, code: why }, 'client error')
+  if (socket.writable) {
+    const body = JSON.stringify(problemBody(code, detail, null, { id }, base))
+    const status = ERROR_CODES[code].status
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`
+    )
+  }
+  socket.destroy()
+}
+
+/**
  * Fastify's `clientErrorHandler`: the parser's own errors (bad request line, header overflow,
  * timeouts) leave as Problems too, on a connection that is closed after the answer.
  */
@@ -72,18 +90,19 @@ export function clientErrorHandler(publicUrl: string | undefined) {
   return function (this: { log: FastifyBaseLogger }, err: ClientError, socket: Socket): void {
     if (err.code === 'ECONNRESET' || socket.destroyed) return
     const { code, detail } = clientErrorCode(err)
-    const id = randomUUID()
-    this.log.info({ reqId: id, code: err.code }, 'client error')
-    if (socket.writable) {
-      const body = JSON.stringify(problemBody(code, detail, null, { id }, base))
-      const status = ERROR_CODES[code].status
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-          `x-request-id: ${id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`
-      )
-    }
-    socket.destroy()
+    writeRawProblem(socket, this.log, code, detail, base, err.code)
   }
+}
+
+/**
+ * Node hands a CONNECT request to the server's 'connect' listener and, without one, closes the
+ * connection unanswered: it gets a Problem instead (no tunnels here).
+ */
+export function refuseConnect(app: FastifyInstance, publicUrl: string | undefined): void {
+  const base = publicBase(publicUrl)
+  app.server.on('connect', (_req: unknown, socket: Socket) =>
+    writeRawProblem(socket, app.log, 'MALFORMED_REQUEST', 'CONNECT is not served: this service is not a proxy.', base, 'CONNECT')
+  )
 }
 
 /** Fastify's `frameworkErrors`: a bad percent-escape in the path, a path parameter over its length. */

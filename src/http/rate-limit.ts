@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 
 export interface RateLimitOptions {
@@ -6,6 +6,19 @@ export interface RateLimitOptions {
   rateLimit?: { max: number; timeWindowMs: number }
   /** Shared store for several instances (backends.ts: Redis behind a circuit breaker); in-process when absent. */
   rateLimitStore?: FastifyRateLimitStoreCtor
+}
+
+const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
+
+/**
+ * When the shared store fails (Redis down or hung), the limiter lets the request through with the
+ * headers of a count of 0: the whole budget left, a reset of 0 s. A counted request always has at
+ * least 1 used, so remaining = limit means "not counted", and the headers, which would promise a
+ * limit that is not enforced, are removed: no X-RateLimit-* header means no limit applied.
+ */
+export function dropUncountedLimitHeaders(reply: FastifyReply): void {
+  const limit = reply.getHeader('x-ratelimit-limit')
+  if (limit !== undefined && String(limit) === String(reply.getHeader('x-ratelimit-remaining'))) for (const h of LIMIT_HEADERS) reply.removeHeader(h)
 }
 
 /**
@@ -27,5 +40,9 @@ export async function rateLimits(app: FastifyInstance, opts: RateLimitOptions): 
       code: 'RATE_LIMITED',
       message: `Rate limit of ${c.max} requests per ${c.after} exceeded; retry in ${Math.ceil(c.ttl / 1000)} s.`
     })
+  })
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    dropUncountedLimitHeaders(reply)
+    done(null, payload)
   })
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
 import { ClientNotificationSchema, ClientRequestSchema, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
@@ -6,10 +6,11 @@ import { Ajv } from 'ajv'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import type { ApiKeyStore } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
-import { BEARER_ALTERNATIVES } from '../http/fact-route.js'
+import { BEARER_ALTERNATIVES, errorResponses } from '../http/fact-route.js'
 import { publicBase } from '../http/problem.js'
+import { dropUncountedLimitHeaders } from '../http/rate-limit.js'
 import { ref } from '../schemas/components.js'
-import { JsonRpcError, JsonRpcRequest, JsonRpcResponse, problemResponses } from '../schemas/responses.js'
+import { JsonRpcError, JsonRpcRequest, JsonRpcResponse } from '../schemas/responses.js'
 import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { createMcpServer } from './server.js'
@@ -75,9 +76,13 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id })
 }
 
+/**
+ * The request's id when it is one the contract allows (a string or an integer), else null: a
+ * fractional id echoed back would not fit JsonRpcError's schema, and its serializer would fail (500).
+ */
 const idOf = (body: unknown): RpcId => {
   const id = (body as { id?: unknown } | null)?.id
-  return typeof id === 'string' || typeof id === 'number' ? id : null
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as string | number) : null
 }
 
 /**
@@ -127,6 +132,21 @@ function acceptBoth(raw: IncomingMessage): void {
   if (!found) raw.rawHeaders.push('Accept', both)
 }
 
+/**
+ * The SDK writes its SSE response head with `Connection: keep-alive`, which would keep open a
+ * connection the client asked to close (or that a draining server must close): the head it writes
+ * says `close` instead, and Node then closes the connection after the response.
+ */
+function closeAfterResponse(raw: ServerResponse): void {
+  const writeHead = raw.writeHead.bind(raw) as (status: number, ...rest: unknown[]) => ServerResponse
+  raw.writeHead = ((status: number, ...rest: unknown[]) => {
+    for (const h of rest)
+      if (h && typeof h === 'object' && !Array.isArray(h)) for (const k of Object.keys(h)) if (k.toLowerCase() === 'connection') delete (h as Record<string, unknown>)[k]
+    raw.setHeader('connection', 'close')
+    return writeHead(status, ...rest)
+  }) as ServerResponse['writeHead']
+}
+
 const ROUTE_DESCRIPTION =
   'A stateless Streamable HTTP MCP server (no sessions; each POST carries one JSON-RPC request or notification; batches are not supported). ' +
   `Tools: ${TOOLS.map((t) => t.name).join(', ')} — the /v1 operations over the same service, with the same argument schemas. ` +
@@ -152,7 +172,8 @@ export function mcpRoute(opts: McpOptions = {}) {
       url: '/mcp',
       // Checked on Content-Length before reading, and on the bytes streamed (chunked bodies).
       bodyLimit: maxBytes,
-      config: { scope: 'facts:read' },
+      // Stateless: no SSE stream to open (GET), no session to end (DELETE): any method but POST is 405 (src/http/methods.ts).
+      config: { scope: 'facts:read', onlyMethod: 'POST' },
       schema: {
         operationId: 'mcp',
         summary: 'Stateless Streamable HTTP MCP server for agents',
@@ -165,7 +186,7 @@ export function mcpRoute(opts: McpOptions = {}) {
           202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
           400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: ref(JsonRpcError) } } },
           413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: ref(JsonRpcError) } } },
-          ...problemResponses([401, 403, 429])
+          ...errorResponses([401, 403, 405, 408, 414, 429, 431], 'POST')
         }
       },
       // Accept any body at validation: a schema failure would leave as a Problem, and /mcp's 400 is a JsonRpcError.
@@ -226,7 +247,9 @@ export function mcpRoute(opts: McpOptions = {}) {
         const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(opts.publicUrl) })
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsSse(req.headers.accept) })
         acceptBoth(req.raw)
+        if (app.draining || /(^|,)\s*close\s*(,|$)/i.test(req.headers.connection ?? '')) closeAfterResponse(reply.raw)
         // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.
+        dropUncountedLimitHeaders(reply)
         for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v)
         reply.hijack()
         reply.raw.on('close', () => {
@@ -243,18 +266,6 @@ export function mcpRoute(opts: McpOptions = {}) {
             reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: idOf(body) }))
           } else reply.raw.destroy()
         }
-      }
-    })
-
-    // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
-    app.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
-      url: '/mcp',
-      schema: { hide: true },
-      handler: async (req) => {
-        throw new ServiceError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /mcp: this stateless MCP server takes POST only (no SSE streams, no sessions).`, null, {
-          Allow: 'POST'
-        })
       }
     })
   }

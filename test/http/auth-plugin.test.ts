@@ -34,7 +34,7 @@ async function minimalApp(keys: ApiKeyStore, failures = { max: 3, timeWindowMs: 
   return app
 }
 
-describe('failed credentials are limited per client address', () => {
+describe('failed credentials are limited per credential and per address, never a valid key', () => {
   const T0 = Date.UTC(2026, 0, 5, 12, 0, 0)
   let elapsed = 0
   /**
@@ -62,7 +62,7 @@ describe('failed credentials are limited per client address', () => {
   let app: FastifyInstance
   const get = (headers: Record<string, string> = {}, remoteAddress = '192.0.2.1', url = '/guarded') => app.inject({ url, headers, remoteAddress })
   /** A fresh app (a fresh count) per test. */
-  async function fresh(failures?: { max: number; timeWindowMs: number }): Promise<void> {
+  async function fresh(failures?: { max: number; perAddressMax?: number; timeWindowMs: number }): Promise<void> {
     await app?.close()
     app = await minimalApp(keys, failures)
   }
@@ -76,34 +76,49 @@ describe('failed credentials are limited per client address', () => {
     expect(r.json()).toMatchObject({
       status: 429,
       code: 'RATE_LIMITED',
-      detail: `Too many requests with a missing or wrong credential from this address; retry in ${seconds} s.`
+      detail: `Too many requests with this missing or wrong credential; retry in ${seconds} s.`
     })
   }
 
-  it('max wrong credentials are answered 401; the next request is 429, even with a good key', async () => {
-    await fresh()
+  it('one wrong credential is answered 401 max times, then 429; a good key from the same address keeps working', async () => {
+    await fresh({ max: 3, perAddressMax: 10, timeWindowMs: 60_000 })
     freezeClock()
-    for (let i = 0; i < 3; i++) expect((await get(bearer(`wrong-${i}`))).statusCode).toBe(401)
-    await expectLimited(bearer(good.secret), 60)
-    await expectLimited(bearer('wrong'), 60)
-    await expectLimited({}, 60)
-  })
-
-  it('one failure fewer than max leaves the address unlimited', async () => {
-    await fresh()
-    for (let i = 0; i < 2; i++) expect((await get(bearer(`wrong-${i}`))).statusCode).toBe(401)
+    for (let i = 0; i < 3; i++) expect((await get(bearer('typo'))).statusCode).toBe(401)
+    await expectLimited(bearer('typo'), 60)
     expect((await get(bearer(good.secret))).json().key).toBe('good')
-    // A good credential does not reset the count.
-    expect((await get(bearer('wrong'))).statusCode).toBe(401)
-    expect((await get(bearer(good.secret))).statusCode).toBe(429)
+    // Another wrong credential has a count of its own.
+    expect((await get(bearer('other-typo'))).statusCode).toBe(401)
   })
 
-  it('a missing credential and a malformed one count as failures too', async () => {
-    await fresh()
+  it('past the per-address cap every wrong credential from it is 429 at once; good keys still answer, other addresses are not affected', async () => {
+    await fresh({ max: 3, perAddressMax: 5, timeWindowMs: 60_000 })
+    freezeClock()
+    // Five distinct wrong credentials, each once: none reaches max, the address reaches its cap.
+    for (let i = 0; i < 5; i++) expect((await get(bearer(`wrong-${i}`))).statusCode).toBe(401)
+    await expectLimited(bearer('wrong-5'), 60)
+    await expectLimited({}, 60)
+    expect((await get(bearer(good.secret))).json().key).toBe('good')
+    expect((await get(bearer(other.secret))).json().key).toBe('other')
+    expect((await get(bearer('wrong-6'), '192.0.2.2')).statusCode).toBe(401)
+  })
+
+  it('the per-address cap is 10 × max when not given', async () => {
+    await fresh({ max: 2, timeWindowMs: 60_000 })
+    for (let i = 0; i < 20; i++) expect((await get(bearer(`w-${i}`))).statusCode).toBe(401)
+    expect((await get(bearer('w-20'))).statusCode).toBe(429)
+    expect((await get(bearer(good.secret))).statusCode).toBe(200)
+  })
+
+  it('a missing credential is counted per address; a malformed one as the credential it is', async () => {
+    await fresh({ max: 2, perAddressMax: 100, timeWindowMs: 60_000 })
     expect((await get()).statusCode).toBe(401)
+    expect((await get()).statusCode).toBe(401)
+    expect((await get()).statusCode).toBe(429)
+    expect((await get({}, '192.0.2.2')).statusCode).toBe(401)
     expect((await get({ authorization: 'Basic abc' })).statusCode).toBe(401)
-    expect((await get({ authorization: 'Bearer' })).statusCode).toBe(401)
-    expect((await get(bearer(good.secret))).statusCode).toBe(429)
+    expect((await get({ authorization: 'Basic abc' })).statusCode).toBe(401)
+    expect((await get({ authorization: 'Basic abc' })).statusCode).toBe(429)
+    expect((await get(bearer(good.secret))).statusCode).toBe(200)
   })
 
   it('a good key without the scope (403) is not a failed credential', async () => {
@@ -112,12 +127,10 @@ describe('failed credentials are limited per client address', () => {
     expect((await get(bearer(good.secret))).statusCode).toBe(200)
   })
 
-  it('the count is per address, and routes without a scope are not limited', async () => {
+  it('routes without a scope are not limited', async () => {
     await fresh({ max: 1, timeWindowMs: 60_000 })
     expect((await get(bearer('wrong'))).statusCode).toBe(401)
-    expect((await get(bearer(good.secret))).statusCode).toBe(429)
-    expect((await get(bearer(good.secret), '192.0.2.2')).json().key).toBe('good')
-    expect((await get(bearer('wrong'), '192.0.2.2')).statusCode).toBe(401)
+    expect((await get(bearer('wrong'))).statusCode).toBe(429)
     const open = await get(bearer('wrong'), '192.0.2.1', '/open')
     expect(open.statusCode).toBe(200)
     expect(open.json()).toEqual({ key: null })
@@ -126,39 +139,39 @@ describe('failed credentials are limited per client address', () => {
   it('Retry-After counts the whole seconds left of the window that began with the first failure', async () => {
     await fresh()
     freezeClock()
-    expect((await get(bearer('w1'))).statusCode).toBe(401)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
     await advance(20_000)
-    expect((await get(bearer('w2'))).statusCode).toBe(401)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
     await advance(20_000)
-    expect((await get(bearer('w3'))).statusCode).toBe(401)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
     // 40 s of the 60 s window gone: 20 s left.
-    await expectLimited(bearer(good.secret), 20)
+    await expectLimited(bearer('w'), 20)
     // 19.5 s left is 20 s to wait (rounded up, never early).
     await advance(500)
-    await expectLimited(bearer(good.secret), 20)
+    await expectLimited(bearer('w'), 20)
     await advance(500)
-    await expectLimited(bearer(good.secret), 19)
+    await expectLimited(bearer('w'), 19)
     // The last millisecond of the window: still limited, 1 s to wait (never 0).
     await advance(18_999)
-    await expectLimited(bearer(good.secret), 1)
+    await expectLimited(bearer('w'), 1)
     // 429s do not extend the window.
     await advance(2)
-    expect((await get(bearer(good.secret))).json().key).toBe('good')
+    expect((await get(bearer('w'))).statusCode).toBe(401)
   })
 
-  it('after the window the address starts a new count and a new window', async () => {
+  it('after the window the credential starts a new count and a new window', async () => {
     await fresh({ max: 2, timeWindowMs: 10_000 })
     freezeClock()
-    expect((await get(bearer('w1'))).statusCode).toBe(401)
-    expect((await get(bearer('w2'))).statusCode).toBe(401)
-    await expectLimited(bearer(good.secret), 10)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
+    await expectLimited(bearer('w'), 10)
     await advance(10_001)
-    expect((await get(bearer('w3'))).statusCode).toBe(401)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
     await advance(3_000)
-    expect((await get(bearer('w4'))).statusCode).toBe(401)
-    await expectLimited(bearer(good.secret), 7)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
+    await expectLimited(bearer('w'), 7)
     await advance(7_001)
-    expect((await get(bearer(good.secret))).statusCode).toBe(200)
+    expect((await get(bearer('w'))).statusCode).toBe(401)
   })
 })
 

@@ -142,12 +142,15 @@ describe('contract rules', () => {
     expectProblem(await t.app.inject({ url: '/v2/context' }), 404, 'NOT_FOUND', null)
   })
 
-  it('X-Request-Id is kept when well-formed, replaced otherwise, and is the Problem requestId', async () => {
-    const ok = await get('/v1/parts/resolve?q=x', { 'x-request-id': 'client-req.42' })
-    expect(ok.headers['x-request-id']).toBe('client-req.42')
-    expect(ok.json().requestId).toBe('client-req.42')
-    const bad = await get('/v1/release', { 'x-request-id': 'has spaces and ✓' })
-    expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+  it('X-Request-Id is kept when a UUID, replaced otherwise, and is the Problem requestId', async () => {
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e'
+    const ok = await get('/v1/parts/resolve?q=x', { 'x-request-id': id })
+    expect(ok.headers['x-request-id']).toBe(id)
+    expect(ok.json().requestId).toBe(id)
+    for (const other of ['has spaces and ✓', 'client-req.42']) {
+      const bad = await get('/v1/release', { 'x-request-id': other })
+      expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    }
   })
 
   it('parameters are validated with the right code and param', async () => {
@@ -434,7 +437,8 @@ describe('context', () => {
     expect((await get(`${url}&silicon_revision=0x03`)).json().facts).toHaveLength(0)
     expect((await get(`${url}&silicon_revision=5`)).json().facts).toHaveLength(1)
     const dep = await get(`${url}&revision=0x04`)
-    expect(dep.headers.deprecation).toBe('true')
+    // RFC 9745: a structured-field date, @ and the Unix time of 2026-08-26T00:00:00Z (20,691 days × 86,400 s).
+    expect(dep.headers.deprecation).toBe('@1787702400')
     expect(dep.json().facts).toHaveLength(0)
     expect(dep.json().notes.join(' ')).toMatch(/deprecated/)
     expectProblem(await get(`${url}&revision=0x04&silicon_revision=0x05`), 400, 'INVALID_PARAMETER', 'revision')

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { CONTRACT_VERSION, NoParams } from '../../schemas/params.js'
 import { ref } from '../../schemas/components.js'
-import { Health, problemResponses } from '../../schemas/responses.js'
-import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../fact-route.js'
+import { Health } from '../../schemas/responses.js'
+import { GET_ERRORS, SERVICE_VERSION_HEADER, errorResponses } from '../fact-route.js'
 import type { HardwareFacts } from '../../service/facts.js'
 import type { Contract } from '../contract.js'
 
@@ -23,7 +23,7 @@ export default async function healthRoutes(app: FastifyInstance, opts: { facts: 
     querystring: NoParams,
     headers: SERVICE_VERSION_HEADER,
     security: [],
-    response: { 200: ref(Health), 503: ref(Health), ...problemResponses(GET_ERRORS) }
+    response: { 200: ref(Health), 503: ref(Health), ...errorResponses(GET_ERRORS) }
   })
   app.get('/livez', { schema: schema('livez', 'Process liveness'), config: { rateLimit: false } }, async () => ({ status: 'ok', service: SERVICE, version: opts.version }))
 

@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify'
 import { namedSchemas, ref, shared } from '../../schemas/components.js'
 import { CONTRACT_VERSION, NoParams } from '../../schemas/params.js'
 import { COMPARE_ROOTS } from '../../schemas/compare.js'
-import { OpenApiDocument, problemResponses, RESPONSE_ROOTS } from '../../schemas/responses.js'
+import { OpenApiDocument, RESPONSE_ROOTS } from '../../schemas/responses.js'
 import { ERROR_CODES } from '../../service/errors.js'
-import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../fact-route.js'
+import { GET_ERRORS, SERVICE_VERSION_HEADER, errorResponses } from '../fact-route.js'
 
 import type { Contract } from '../contract.js'
 
@@ -47,7 +47,7 @@ export default async function openapiRoute(app: FastifyInstance, { contract }: {
   app.get(
     '/openapi.json',
     {
-      schema: { operationId: 'getOpenApi', summary: 'The contract (OpenAPI 3.1.1), MIT licensed', querystring: NoParams, headers: SERVICE_VERSION_HEADER, security: [], response: { 200: ref(OpenApiDocument), ...problemResponses(GET_ERRORS) } },
+      schema: { operationId: 'getOpenApi', summary: 'The contract (OpenAPI 3.1.1), MIT licensed', querystring: NoParams, headers: SERVICE_VERSION_HEADER, security: [], response: { 200: ref(OpenApiDocument), ...errorResponses(GET_ERRORS) } },
       config: { rateLimit: false }
     },
     // Pre-serialized once: byte-stable, and the digest the service publishes is of these bytes.

@@ -10,8 +10,13 @@ import { revisionApplies, type RevisionTerms } from '../revisions.js'
 import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
 import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
-/** Prepared statements of text queries with other filters (selectRanked) kept per open release: one per shard and query shape (9-18 KB each). */
-export const STATEMENT_CACHE_MAX = 512
+/**
+ * Prepared statements of text queries with other filters (selectRanked) kept per open release: one
+ * per shard and query shape (term, name and prefix counts: 16 × 101 × 101 of them a shard). Each holds
+ * native memory V8 does not see until it collects the statement: 512 of them let a client of many
+ * shapes take the server from 237 to 394 MB RSS in 60 s (bench/query-shapes.ts); 128 hold it at 250.
+ */
+export const STATEMENT_CACHE_MAX = 128
 
 /**
  * Shard connections kept open per release: a busy wide release touches hundreds of shards, and RSS

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { ContextParams } from '../../../schemas/params.js'
+import { ContextParams, CONTRACT_VERSION } from '../../../schemas/params.js'
 import { ContextResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import { factRoute, JSON_TYPE } from '../../fact-route.js'
+
+/** RFC 9745: `@` and the Unix time of the deprecation, the date of the contract (2026-08-26) that marks `revision` deprecated. */
+const REVISION_DEPRECATED = `@${Date.parse(CONTRACT_VERSION) / 1000}`
 
 export default async function contextRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
   factRoute(app, {
@@ -16,7 +19,7 @@ export default async function contextRoute(app: FastifyInstance, { facts }: { fa
     scope: 'facts:read',
     handler: async (p, req, reply) => {
       const r = await facts.context(p, req.apiKey)
-      if (r.deprecatedRevision) reply.header('Deprecation', 'true').header('Link', '</openapi.json>; rel="deprecation"')
+      if (r.deprecatedRevision) reply.header('Deprecation', REVISION_DEPRECATED).header('Link', '</openapi.json>; rel="deprecation"')
       return reply.type(JSON_TYPE).send(r.body)
     }
   })

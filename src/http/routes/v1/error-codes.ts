@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { ErrorCodeParams, NoParams } from '../../../schemas/params.js'
 import { ref } from '../../../schemas/components.js'
-import { ErrorCodeGuidance, problemResponses } from '../../../schemas/responses.js'
+import { ErrorCodeGuidance } from '../../../schemas/responses.js'
 import { ERROR_CODES, isErrorCode, ServiceError } from '../../../service/errors.js'
-import { GET_ERRORS, SERVICE_VERSION_HEADER } from '../../fact-route.js'
+import { V1_GET_ERRORS, SERVICE_VERSION_HEADER, errorResponses } from '../../fact-route.js'
 
 /** Stable guidance for one error code, read from the one error table. Needs no credential (spec §5.4). */
 export function errorCodeGuidance(code: string) {
@@ -23,7 +23,7 @@ export default async function errorCodesRoute(app: FastifyInstance) {
         querystring: NoParams,
         headers: SERVICE_VERSION_HEADER,
         security: [],
-        response: { 200: ref(ErrorCodeGuidance), ...problemResponses([...GET_ERRORS, 404]) }
+        response: { 200: ref(ErrorCodeGuidance), ...errorResponses([...V1_GET_ERRORS.filter((s) => s !== 503), 404]) }
       }
     },
     async (req) => errorCodeGuidance((req.params as { code: string }).code)

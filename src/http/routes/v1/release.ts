@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { CONTRACT_VERSION, NoParams } from '../../../schemas/params.js'
 import { ref } from '../../../schemas/components.js'
-import { ReleaseResponse, problemResponses } from '../../../schemas/responses.js'
+import { ReleaseResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import type { Contract } from '../../contract.js'
-import { BEARER_ALTERNATIVES, GET_ERRORS, SERVICE_VERSION_HEADER } from '../../fact-route.js'
+import { BEARER_ALTERNATIVES, V1_GET_ERRORS, SERVICE_VERSION_HEADER, errorResponses } from '../../fact-route.js'
 
 export default async function releaseRoute(app: FastifyInstance, { facts, contract }: { facts: HardwareFacts; contract: Contract }) {
   app.get(
@@ -16,7 +16,7 @@ export default async function releaseRoute(app: FastifyInstance, { facts, contra
         querystring: NoParams,
         headers: SERVICE_VERSION_HEADER,
         security: BEARER_ALTERNATIVES,
-        response: { 200: ref(ReleaseResponse), ...problemResponses(GET_ERRORS) }
+        response: { 200: ref(ReleaseResponse), ...errorResponses(V1_GET_ERRORS) }
       },
       config: { scope: 'facts:read' }
     },
