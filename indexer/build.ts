@@ -8,7 +8,7 @@ import { DataDir } from '../src/store/layout.js'
 import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, TOP_SCHEMA } from '../src/store/sqlite/schema.js'
 import type { FileDigest, ReleaseManifest } from '../src/store/types.js'
 import { buildCatalog } from './curation/catalog.js'
-import { loadCuration } from './curation/curation.js'
+import { acknowledge, loadCuration } from './curation/curation.js'
 import { catalogTargets, checkReach } from './curation/reach.js'
 import { loadVendors } from './curation/vendors.js'
 import { INDEXER_FORMAT } from './encode.js'
@@ -111,7 +111,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   const targets: DocumentTarget[] = []
   const parts: CatalogPart[] = []
   const partNumbers: PartNumber[] = []
-  const problems: ParseProblem[] = []
+  const found: ParseProblem[] = []
   // Checks across units: a target key two units give keeps the first unit's target, parts and
   // facts (e.g. one RefName in two STM32 files of two runs); a problem two units report about an
   // artifact both read (a shared GPIO modes file) is kept once.
@@ -122,7 +122,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     const k = JSON.stringify(p)
     if (reported.has(k)) return
     reported.add(k)
-    problems.push(p)
+    found.push(p)
   }
   summaries.forEach((s, unit) => {
     for (const x of s.problems) report(x)
@@ -138,6 +138,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     for (const x of s.partNumbers ?? []) partNumbers.push(x)
   })
   for (const x of unclaimed) report(x)
+  const { problems, notes: acknowledged } = acknowledge(found, curation)
 
   // The shards the release refers to, in unit order, and every kept (target, topic) in canonical
   // order (targets by key, topics by name). A shard whose targets were all given earlier is not referred to.
@@ -188,7 +189,7 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     const catalog: ReleaseCatalog = built.catalog
     const reach = checkReach(catalog)
     for (const p of reach.problems) problems.push(p)
-    built.notes.push(`reachability: ${reach.reachable} of ${reach.total} targets resolve from a part name`)
+    built.notes.push(`reachability: ${reach.reachable} of ${reach.total} targets resolve from a part name`, ...acknowledged)
     const catalogJson = JSON.stringify(catalog)
     // Everything of the manifest but its id and date, members in a fixed order.
     const content = {

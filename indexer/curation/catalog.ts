@@ -3,7 +3,7 @@ import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/mod
 import { normalizeKey } from '../../src/model/text.js'
 import type { Curation } from './curation.js'
 import { coreOf, displayName, fileAlias, namesItsSeries, SVD_COVERS_REASON, svdCovers } from './rules.js'
-import { orderingOf, vendorNamed, vendorSpelling, type OrderingRule, type Vendor } from './vendors.js'
+import { orderingOf, vendorNamed, vendorOfPart, vendorSpelling, type OrderingRule, type Vendor } from './vendors.js'
 
 export interface CatalogInput {
   /** Every target of the release, in the store's order (see catalogTargets), including failed ones. */
@@ -101,10 +101,14 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
     const byFile = new Map<string, Draft[]>()
     for (const pn of list) {
-      const vendor = vendorNamed(vendors, pn.vendor)
+      const byName = pn.vendor === undefined ? vendorOfPart(vendors, pn.name) : undefined
+      const vendor = vendorNamed(vendors, pn.vendor) ?? byName
       const spelled = vendorSpelling(vendor, pn.name)
       const key = normalizeKey(spelled.name)
-      const said = `part number ${pn.name} of ${pn.sourcePath} line ${pn.line}` + (spelled.reason ? ` (${spelled.name}: ${spelled.reason})` : '')
+      const said =
+        `part number ${pn.name} of ${pn.sourcePath} line ${pn.line}` +
+        (spelled.reason ? ` (${spelled.name}: ${spelled.reason})` : '') +
+        (pn.vendor === undefined ? (byName ? ` (the source names no vendor; ${byName.name} by its part names, vendors.json)` : ' (the source names no vendor, and no vendor\'s part names match it: vendor unknown)') : '')
       let d = drafts.get(key) ?? aliasOf.get(key)
       if (d) {
         if (!d.reasons.includes(said)) d.reasons.push(said)
@@ -123,7 +127,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       if (spelled.name !== pn.name && !drafts.has(normalizeKey(pn.name))) d.aliasKeys.set(normalizeKey(pn.name), pn.name)
       for (const p of pn.packages ?? []) d.packages.add(p)
       d.vendorRule ??= vendor
-      d.attrs.vendor ??= vendor?.name ?? pn.vendor
+      if (vendor?.name ?? pn.vendor) d.attrs.vendor ??= vendor?.name ?? pn.vendor
       if (pn.family) d.attrs.family ??= pn.family
       if (pn.core) d.attrs.core ??= pn.core
       if (pn.flashKb !== undefined) d.attrs.flashKb ??= pn.flashKb

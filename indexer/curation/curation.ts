@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { TOPICS, type Topic } from '../../src/model/fact.js'
+import { TOPICS, type ParseProblem, type Topic } from '../../src/model/fact.js'
 
 /**
  * Curation: what no rule derives from the sources, as data read at index time. Optional: a
@@ -11,12 +11,16 @@ import { TOPICS, type Topic } from '../../src/model/fact.js'
  * - `overrides`: replaces what the rules derived for one topic of the parts a pattern matches,
  *   with the targets of another device, or with none (`"device": null`).
  * - `gaps`: why a topic has no source for the parts a pattern matches.
+ * - `acknowledged`: a known defect of one source (file, optionally line) that the reader already
+ *   handles by leaving the bad value out: the problem it reports becomes a coverage note, with this
+ *   reason, instead of making the release partial. A problem it does not match stays a problem.
  * Patterns are names with an optional trailing `*`, compared case- and punctuation-insensitively.
  */
 export interface Curation {
   aliases: Array<{ name: string; device: string; topics?: Topic[]; reason: string }>
   overrides: Array<{ match: string; topic: Topic; device: string | null; reason: string }>
   gaps: Array<{ match: string; topic: Topic; reason: string }>
+  acknowledged: Array<{ file: string; line?: number; reason: string }>
 }
 
 export const CURATION_FORMAT = 'hwfacts-curation/2'
@@ -32,7 +36,7 @@ export class CurationError extends Error {
   }
 }
 
-export const EMPTY_CURATION: Curation = { aliases: [], overrides: [], gaps: [] }
+export const EMPTY_CURATION: Curation = { aliases: [], overrides: [], gaps: [], acknowledged: [] }
 
 /**
  * The curation of a build: `path` if given, else `curation.json` beside the inventory, else none.
@@ -67,8 +71,8 @@ export function validateCuration(doc: unknown, file: string): Curation {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CurationError(file, ['the file is not a JSON object'])
   const d = doc as Record<string, unknown>
   if (d.format !== CURATION_FORMAT) errors.push(`format: expected "${CURATION_FORMAT}", found ${JSON.stringify(d.format)}`)
-  const known = new Set(['format', 'note', 'aliases', 'overrides', 'gaps'])
-  for (const k of Object.keys(d)) if (!known.has(k)) errors.push(`${k}: unknown section (expected aliases, overrides, gaps)`)
+  const known = new Set(['format', 'note', 'aliases', 'overrides', 'gaps', 'acknowledged'])
+  for (const k of Object.keys(d)) if (!known.has(k)) errors.push(`${k}: unknown section (expected aliases, overrides, gaps, acknowledged)`)
   const section = (name: string): Record<string, unknown>[] => {
     const v = d[name]
     if (v === undefined) return []
@@ -98,7 +102,7 @@ export function validateCuration(doc: unknown, file: string): Curation {
   const pattern = (v: unknown) => (nonEmpty(v) && PATTERN.test(v) ? undefined : 'must be a name with at most a trailing *')
   const topic = (v: unknown) => (isTopic(v) ? undefined : `must be one of ${TOPICS.join(', ')}`)
 
-  const out: Curation = { aliases: [], overrides: [], gaps: [] }
+  const out: Curation = { aliases: [], overrides: [], gaps: [], acknowledged: [] }
   section('aliases').forEach((e, i) => {
     const topics = (v: unknown) => (v === undefined || (Array.isArray(v) && v.length > 0 && v.every(isTopic)) ? undefined : `must list topics (${TOPICS.join(', ')})`)
     if (check(`aliases[${i}]`, e, { name, device: name, topics, reason }))
@@ -112,6 +116,31 @@ export function validateCuration(doc: unknown, file: string): Curation {
   section('gaps').forEach((e, i) => {
     if (check(`gaps[${i}]`, e, { match: pattern, topic, reason })) out.gaps.push({ match: e.match as string, topic: e.topic as Topic, reason: e.reason as string })
   })
+  section('acknowledged').forEach((e, i) => {
+    const line = (v: unknown) => (v === undefined || (Number.isInteger(v) && (v as number) > 0) ? undefined : 'must be a line number (an integer ≥ 1)')
+    if (check(`acknowledged[${i}]`, e, { file: name, line, reason }))
+      out.acknowledged.push({ file: e.file as string, ...(e.line !== undefined ? { line: e.line as number } : {}), reason: e.reason as string })
+  })
   if (errors.length > 0) throw new CurationError(file, errors)
   return out
+}
+
+/**
+ * The problems a curation acknowledges as known source defects, as coverage notes, and the rest;
+ * an acknowledgement that matches no problem is a note too (the source may have been fixed).
+ */
+export function acknowledge(problems: readonly ParseProblem[], curation: Curation): { problems: ParseProblem[]; notes: string[] } {
+  const notes: string[] = []
+  const used = new Set<number>()
+  const kept = problems.filter((p) => {
+    const i = curation.acknowledged.findIndex((a) => a.file === p.file && (a.line === undefined || a.line === p.line))
+    if (i < 0) return true
+    used.add(i)
+    notes.push(`acknowledged source defect ${p.file}${p.line ? `:${p.line}` : ''}: ${p.reason} (curation: ${curation.acknowledged[i]!.reason})`)
+    return false
+  })
+  curation.acknowledged.forEach((a, i) => {
+    if (!used.has(i)) notes.push(`curation acknowledged ${a.file}${a.line ? `:${a.line}` : ''}: no such problem in this release`)
+  })
+  return { problems: kept, notes }
 }

@@ -26,6 +26,8 @@ export interface Vendor {
   match: RegExp[]
   /** What the vendor writes in front of its part numbers where a source leaves it out, and why. */
   prefix?: { name: string; reason: string }
+  /** Part-name patterns of the vendor's parts, for parts whose source names no vendor. */
+  parts: RegExp[]
   ordering: VendorRule[]
 }
 
@@ -87,7 +89,8 @@ export function parseVendors(doc: unknown, file: string): Vendor[] {
     })
     const prefix = v.prefix as Record<string, unknown> | undefined
     if (prefix !== undefined && (!str(prefix.name) || !str(prefix.reason))) errors.push(`${at}.prefix: name and reason are required`)
-    return { id: String(v.id), name: String(v.name), match, ...(prefix ? { prefix: { name: String(prefix.name), reason: String(prefix.reason) } } : {}), ordering }
+    const parts = (Array.isArray(v.parts) ? v.parts : []).map((m, j) => regex(m, `${at}.parts[${j}]`, errors, 'i')).filter((x): x is RegExp => x !== undefined)
+    return { id: String(v.id), name: String(v.name), match, parts, ...(prefix ? { prefix: { name: String(prefix.name), reason: String(prefix.reason) } } : {}), ordering }
   })
   if (errors.length > 0) throw new CurationError(file, errors)
   return vendors
@@ -96,6 +99,12 @@ export function parseVendors(doc: unknown, file: string): Vendor[] {
 export function loadVendors(file: string | URL = VENDORS_FILE): { vendors: Vendor[]; raw: string } {
   const raw = readFileSync(file, 'utf8')
   return { vendors: parseVendors(JSON.parse(raw), String(file)), raw }
+}
+
+/** The vendor whose part-name patterns a part name matches: one, or none when none or several do. */
+export function vendorOfPart(vendors: readonly Vendor[], name: string): Vendor | undefined {
+  const hits = vendors.filter((v) => v.parts.some((p) => p.test(name)))
+  return hits.length === 1 ? hits[0] : undefined
 }
 
 /** A part number as its vendor writes it: with the vendor's prefix where the source left it out. */

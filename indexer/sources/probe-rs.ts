@@ -42,13 +42,9 @@ export function parseProbeRs(artifact: LoadedArtifact): AdapterResult {
   const problems: ParseProblem[] = result.problems
   const family = readProbeRs(artifact.content.toString('utf8'), artifact.path, problems)
   if (!family) return result
-  if (!family.manufacturer) {
-    // A part number needs its vendor, and nothing else in the file names it.
-    const n = family.variants.length
-    problems.push({ file: artifact.path, line: family.line, reason: `no manufacturer: the vendor of its ${n} variant${n === 1 ? '' : 's'} is unknown; no part numbers` })
-    return result
-  }
-  const vendor = jep106Name(family.manufacturer.cc, family.manufacturer.id)
+  // Without a manufacturer the file names no vendor: its parts come without one (the catalog
+  // knows a vendor's parts by its name patterns, vendors.json, or says the vendor is unknown).
+  const vendor = family.manufacturer ? jep106Name(family.manufacturer.cc, family.manufacturer.id) : undefined
   const parts: PartNumber[] = []
   const seen = new Set<string>()
   for (const v of family.variants) {
@@ -62,7 +58,7 @@ export function parseProbeRs(artifact: LoadedArtifact): AdapterResult {
     const ram = v.memoryMap && ramKb(v.memoryMap)
     parts.push({
       name: v.name,
-      vendor,
+      ...(vendor !== undefined ? { vendor } : {}),
       family: family.name,
       ...(core !== undefined ? { core } : {}),
       ...(flash !== undefined ? { flashKb: flash } : {}),
@@ -78,7 +74,8 @@ export function parseProbeRs(artifact: LoadedArtifact): AdapterResult {
 
 export const probeRsAdapter: SourceAdapter = {
   name: 'probe-rs',
-  version: '1',
+  // 2: a file without a manufacturer gives its parts without a vendor, not a problem.
+  version: '2',
   kinds: [PROBE_RS_KIND],
   // Each file is a chip family of its own.
   units: (artifacts) => artifacts.map((a) => [a]),

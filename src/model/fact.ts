@@ -126,8 +126,8 @@ export interface CatalogPart {
 export interface PartNumber {
   /** As the source spells it. */
   name: string
-  /** Vendor as the source names it (probe-rs `manufacturer`, the file's publisher, …). */
-  vendor: string
+  /** Vendor as the source names it (probe-rs `manufacturer`, the file's publisher, …); absent where the source names none. */
+  vendor?: string
   /**
    * The device the source says the part is one of, when it says so: the NXP feature header's
    * device (`MKL25Z4` for `CPU_MKL25Z128VLK4`). A register map or errata target of that device

@@ -130,7 +130,7 @@ describe('derived catalog', () => {
 })
 
 describe('part numbers of other sources', () => {
-  const pn = (name: string, vendor: string, extra: Partial<PartNumber> = {}): PartNumber => ({ name, vendor, sourceSha256: sha, sourcePath: extra.sourcePath ?? 'src/x', line: 1, ...extra })
+  const pn = (name: string, vendor: string | undefined, extra: Partial<PartNumber> = {}): PartNumber => ({ name, ...(vendor ? { vendor } : {}), sourceSha256: sha, sourcePath: extra.sourcePath ?? 'src/x', line: 1, ...extra })
   const build = (targets: TargetSummary[], parts: CatalogPart[], partNumbers: PartNumber[]) => {
     const { catalog, notes } = buildCatalog({ targets, parts, partNumbers }, EMPTY_CURATION, vendors)
     return { ix: new CatalogIndex(catalog), catalog, notes }
@@ -174,12 +174,17 @@ describe('part numbers of other sources', () => {
       [svd('STMicro/STM32F407', 'STM32F407', ST)],
       [],
       [
-        pn('GD32F103C8', 'GigaDevice Semiconductor (Beijing) Inc', { sourcePath: 'targets/probe-rs/GD32F10x_Series.yaml' }),
+        pn('GD32F103C8', undefined, { sourcePath: 'targets/probe-rs/GD32F10x_Series.yaml' }),
+        pn('W7500', undefined, { sourcePath: 'targets/probe-rs/W7500.yaml' }),
         pn('STM32F407VG', 'STMicroelectronics', { sourcePath: 'chips/stm32-data/STM32F407VG.json', packages: ['LQFP100'] }),
         pn('STM32F407VGTx', 'STMicroelectronics', { sourcePath: 'chips/stm32-data/STM32F407VG.json', packages: ['LQFP100'], line: 9 })
       ]
     )
     expect(ix.match('GD32F103C8T6').matches.map((x) => [x.entity.name, x.how, x.entity.targets])).toEqual([['GD32F103C8', 'ordering-code', {}]])
+    // Its source names no vendor: GigaDevice by its part names; W7500 matches no vendor's: unknown, and said.
+    expect(ix.entity('GD32F103C8')).toMatchObject({ vendor: 'GigaDevice', reason: expect.stringContaining('GigaDevice by its part names') })
+    expect(ix.entity('W7500')!.vendor).toBeUndefined()
+    expect(ix.entity('W7500')!.reason).toContain('vendor unknown')
     expect(ix.entity('STM32F407VG')!.members).toEqual(['STM32F407VGTx'])
     expect(registers(ix, 'STM32F407VG')).toEqual(['STM32F407'])
     expect(registers(ix, 'STM32F407VGT6')).toEqual(['STM32F407'])

@@ -113,6 +113,7 @@ describe('curation file', () => {
         format: 'hwfacts-curation/2',
         aliases: [{ name: 'A', device: 'B', reason: 'ok' }, { name: '', device: 'B', reason: 'x' }, { name: 'C', device: 'D' }],
         gaps: [{ match: 'STM*32*', topic: 'errata', reason: 'x' }, { match: 'X*', topic: 'wiring', reason: 'x' }],
+        acknowledged: [{ file: 'a.xml', line: 0, reason: 'x' }, { file: 'b.xml' }],
         extra: []
       })
     )
@@ -124,12 +125,29 @@ describe('curation file', () => {
     }
     expect(err).toBeInstanceOf(CurationError)
     expect((err as CurationError).errors).toEqual([
-      'extra: unknown section (expected aliases, overrides, gaps)',
+      'extra: unknown section (expected aliases, overrides, gaps, acknowledged)',
       'aliases[1]: name must be a non-empty string',
       'aliases[2]: reason must say why (a non-empty string)',
       'gaps[0]: match must be a name with at most a trailing *',
-      'gaps[1]: topic must be one of registers, pins, electrical, errata'
+      'gaps[1]: topic must be one of registers, pins, electrical, errata',
+      'acknowledged[0]: line must be a line number (an integer ≥ 1)',
+      'acknowledged[1]: reason must say why (a non-empty string)'
     ])
+  })
+
+  it('an acknowledged source defect is a coverage note, not a problem; any other problem of the file stays one', async () => {
+    const curation = { format: 'hwfacts-curation/2', acknowledged: [{ file: 'svd/Quazar/QZ8002.svd', reason: 'test: a known upstream defect' }, { file: 'svd/None.svd', line: 3, reason: 'test: fixed upstream' }] }
+    const r = await buildRelease({ inventory: corpusWith({ 'svd/Quazar/QZ8002.svd': BROKEN }, curation), dataDir: tmp('hwfacts-reach-data-') })
+    expect(r.problems).toEqual([])
+    expect(r.manifest.coverageNotes).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^acknowledged source defect svd\/Quazar\/QZ8002\.svd:\d+: malformed XML: .* \(curation: test: a known upstream defect\)$/),
+        'curation acknowledged svd/None.svd:3: no such problem in this release'
+      ])
+    )
+    const other = { format: 'hwfacts-curation/2', acknowledged: [{ file: 'svd/Quazar/QZ8002.svd', line: 1, reason: 'test: another line' }] }
+    const r2 = await buildRelease({ inventory: corpusWith({ 'svd/Quazar/QZ8002.svd': BROKEN }, other), dataDir: tmp('hwfacts-reach-data-') })
+    expect(r2.problems).toEqual([expect.objectContaining({ file: 'svd/Quazar/QZ8002.svd', reason: expect.stringMatching(/^malformed XML/) })])
   })
 })
 

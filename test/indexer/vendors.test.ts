@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { CurationError } from '../../indexer/curation/curation.js'
-import { loadVendors, orderingOf, parseVendors, vendorNamed, vendorSpelling, type Vendor } from '../../indexer/curation/vendors.js'
+import { loadVendors, orderingOf, parseVendors, vendorNamed, vendorOfPart, vendorSpelling, type Vendor } from '../../indexer/curation/vendors.js'
 import { normalizeKey } from '../../src/model/text.js'
 
 const { vendors } = loadVendors()
@@ -70,6 +70,14 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     const nordic = vendor('nordic')
     expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAA-R7', 'device', { variants: ['AA'] })).toBe(true)
     expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAB', 'device', { variants: ['AA'] })).toBe(false)
+  })
+
+  it('a part whose source names no vendor is known by the one vendor whose part-name patterns match it', () => {
+    expect(vendorOfPart(vendors, 'GD32F303CC')?.id).toBe('gigadevice')
+    expect(vendorOfPart(vendors, 'CH32V003F4')?.id).toBe('wch')
+    expect(vendorOfPart(vendors, 'EFR32MG24B210F1536IM48')?.id).toBe('silabs')
+    expect(vendorOfPart(vendors, 'ATSAML21J18B')?.id).toBe('microchip')
+    expect(vendorOfPart(vendors, 'W7500')).toBeUndefined()
   })
 
   it("a vendor's prefix is put in front of part numbers a source writes without it", () => {
