@@ -222,6 +222,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       'device',
       `SVD device ${t.device} (${t.sourcePath})` +
         (name !== t.device && /_registers$/i.test(t.device) ? `: the file names its device ${t.device}, the register file of ${name}` : '') +
+        (name !== t.device && /_v[0-9]+$/.test(t.device) ? `: ${t.device} without its file version` : '') +
         (series ? `: named like its series, it is the register map the publisher gives for the series ${t.identity!.series}` : '')
     )
     addTarget(d, 'registers', t.key)

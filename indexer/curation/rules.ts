@@ -46,12 +46,13 @@ export const SVD_COVERS_REASON = (device: string, part: string, line: string | u
 /**
  * Display name of a device: as its source writes it, except Nordic's, which the SVDs write in
  * lower case (`nrf52840`) and the MDK in upper case (`NRF52840`): Nordic writes its parts `nRF52840`;
- * and a register file named `<family>_registers` (Nuvoton's `NUC1xx_registers`) names `<family>`.
+ * a register file named `<family>_registers` (Nuvoton's `NUC1xx_registers`) names `<family>`; and a
+ * trailing file version (Artery's `AT32F421xx_v2`) is no part of the name.
  * `vendor` is a vendor id of vendors.json.
  */
 export function displayName(device: string, vendor: string | undefined): string {
   if (vendor === 'nordic' && /^nrf/i.test(device)) return 'nRF' + device.slice(3).toUpperCase()
-  return device.replace(/_registers$/i, '')
+  return device.replace(/_registers$/i, '').replace(/_v[0-9]+$/, '')
 }
 
 /**

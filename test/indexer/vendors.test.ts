@@ -41,6 +41,9 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     expect(accepts(vendor('nuvoton'), 'NUC1xx', 'NUC140')).toBe(true)
     expect(accepts(vendor('nuvoton'), 'NUC1xx', 'NUC140VE3CN')).toBe(true)
     expect(accepts(vendor('nuvoton'), 'NUC1xx', 'NUC2400')).toBe(false)
+    expect(accepts(vendor('artery'), 'AT32F421xx', 'AT32F421G4U7')).toBe(true)
+    expect(accepts(vendor('fujitsu'), 'MB9AF10xN', 'MB9AF104NPMC')).toBe(true)
+    expect(accepts(vendor('fujitsu'), 'MB9AF10xN', 'MB9AF104RPMC')).toBe(false)
   })
 
   it('vendor forms of the issue: TI, GigaDevice, Renesas, Silicon Labs, NXP, Microchip', () => {
