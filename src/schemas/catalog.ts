@@ -148,7 +148,8 @@ export const Release = Type.Object(
     counts: Type.Object(
       {
         facts: Type.Integer({ minimum: 0 }),
-        parts: Type.Integer({ minimum: 0 }),
+        parts: Type.Integer({ minimum: 0, description: 'Parts of every vendor: the catalog entities that stand for no others.' }),
+        partsByVendor: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Parts per vendor (`unknown` where no source names it).' })),
         targets: Type.Integer({ minimum: 0 }),
         byTopic: Type.Object(
           { registers: Type.Optional(Type.Integer()), pins: Type.Optional(Type.Integer()), electrical: Type.Optional(Type.Integer()), errata: Type.Optional(Type.Integer()) },

@@ -581,8 +581,11 @@ describe('svd edges: more of the rules', () => {
       ['P', undefined],
       ['P.R', '0x00001000']
     ])
-    const b = { ...a, path: 'svd/Acme/other.svd' }
-    expect(svdAdapter.units!([a, b])).toEqual([[a], [b]])
+    // Files of other devices are units of their own; files naming one device are one unit (merge.ts).
+    const otherContent = Buffer.from(content.toString().replace('<name>EDGE</name>', '<name>OTHER</name>'))
+    const b = { ...a, path: 'svd/Acme/other.svd', content: otherContent }
+    const c = { ...a, path: 'svd/Acme2/dup.svd' }
+    expect(svdAdapter.units!([a, b, c])).toEqual([[a, c], [b]])
   })
 
   it('several <registers>, <fields> and <peripherals> blocks are one list each, in document order; a name repeated across blocks is a duplicate', () => {
