@@ -22,7 +22,7 @@ process.stdout.write(JSON.stringify({ release: id, counts: store.manifest.counts
 for (const q of parts) {
   const r = (await facts.resolve({ q, corpus_release: id, candidate_limit: 5 })) as Record<string, any>
   const topics = Object.entries(r.topics ?? {})
-    .map(([t, v]: [string, any]) => `${t}: ${v.status}${v.status === "resolved" ? ` ${v.target}` : ""}`)
+    .map(([t, v]: [string, any]) => `${t}: ${v.status}${v.status === "resolved" ? ` ${v.target?.key}` : ""}`)
     .join('; ')
   process.stdout.write(`${q}\t${r.status}\t${r.match ?? ''}\t${r.part?.name ?? (r.candidates ?? []).map((c: any) => c.name).join('|')}\t${topics}\n`)
 }

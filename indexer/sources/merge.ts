@@ -1,5 +1,5 @@
 import type { DocumentTarget, FactDraft } from '../../src/model/fact.js'
-import { emptyResult, type AdapterResult } from './types.js'
+import { concatResults, emptyResult, type AdapterResult } from './types.js'
 
 /**
  * One device described by several artifacts (Fujitsu's and Spansion's SVDs of the same MB9
@@ -13,7 +13,7 @@ import { emptyResult, type AdapterResult } from './types.js'
  */
 export function mergeSources(results: readonly AdapterResult[], keyPrefix: string): AdapterResult {
   const own = results.filter((r) => r.targets.length === 1)
-  if (own.length < 2) return concat(results)
+  if (own.length < 2) return concatResults(results)
   const first = own[0]!.targets[0]!
   const key = `${keyPrefix}${own.map((r) => r.targets[0]!.key.slice(keyPrefix.length)).join('+')}`
   const target: DocumentTarget = {
@@ -45,17 +45,6 @@ export function mergeSources(results: readonly AdapterResult[], keyPrefix: strin
     } else {
       for (const f of list) out.facts.push({ ...f, target: key, scope: { ...f.scope, source: f.evidence[0]!.sourcePath }, agreement: 'disagree' })
     }
-  }
-  return out
-}
-
-function concat(results: readonly AdapterResult[]): AdapterResult {
-  const out = emptyResult()
-  for (const r of results) {
-    // Loops, not push(...spread): a file can yield more facts than the argument limit.
-    for (const t of r.targets) out.targets.push(t)
-    for (const f of r.facts) out.facts.push(f)
-    for (const p of r.problems) out.problems.push(p)
   }
   return out
 }

@@ -6,7 +6,7 @@
 import type { ParseProblem, PartNumber } from '../../src/model/fact.js'
 import { child, children, parseXml, XmlParseError, type XmlElement } from '../xml.js'
 import { filtersOf, format, matches, parseSchema, product, productSize, type Identifier, type Schema } from './modm/identifiers.js'
-import { emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
+import { concatResults, emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
 
 export const MODM_KIND = 'modm-device'
 
@@ -168,15 +168,5 @@ export const modmAdapter: SourceAdapter = {
   kinds: [MODM_KIND],
   // Each file describes its devices on its own.
   units: (artifacts) => artifacts.map((a) => [a]),
-  parse(artifacts) {
-    const out = emptyResult()
-    const parts: PartNumber[] = []
-    for (const a of artifacts) {
-      const r = parseModm(a)
-      for (const p of r.partNumbers ?? []) parts.push(p)
-      for (const p of r.problems) out.problems.push(p)
-    }
-    if (parts.length > 0) out.partNumbers = parts
-    return out
-  }
+  parse: (artifacts) => concatResults(artifacts.map(parseModm))
 }

@@ -7,7 +7,7 @@
 import type { ParseProblem, PartNumber } from '../../src/model/fact.js'
 import jep106 from '../curation/jep106.json' with { type: 'json' }
 import { readProbeRs, type ProbeRsRegion } from './probe-rs/read.js'
-import { emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
+import { concatResults, emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
 
 export const PROBE_RS_KIND = 'probe-rs-target'
 
@@ -79,15 +79,5 @@ export const probeRsAdapter: SourceAdapter = {
   kinds: [PROBE_RS_KIND],
   // Each file is a chip family of its own.
   units: (artifacts) => artifacts.map((a) => [a]),
-  parse(artifacts) {
-    const out = emptyResult()
-    const parts: PartNumber[] = []
-    for (const a of artifacts) {
-      const r = parseProbeRs(a)
-      for (const p of r.partNumbers ?? []) parts.push(p)
-      for (const p of r.problems) out.problems.push(p)
-    }
-    if (parts.length > 0) out.partNumbers = parts
-    return out
-  }
+  parse: (artifacts) => concatResults(artifacts.map(parseProbeRs))
 }

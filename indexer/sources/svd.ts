@@ -1,6 +1,6 @@
 import type { DocumentTarget, Evidence, FactDraft, FactScope } from '../../src/model/fact.js'
 import { parseXml, XmlParseError, type XmlElement } from '../xml.js'
-import { emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
+import { concatResults, emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
 import {
   collapse,
   EMPTY,
@@ -380,13 +380,6 @@ export const svdAdapter: SourceAdapter = {
       if (list) list.push(r)
       else byDevice.set(k, [r])
     }
-    const out = emptyResult()
-    for (const list of byDevice.values()) {
-      const r = mergeSources(list, 'svd:')
-      for (const t of r.targets) out.targets.push(t)
-      for (const f of r.facts) out.facts.push(f)
-      for (const p of r.problems) out.problems.push(p)
-    }
-    return out
+    return concatResults([...byDevice.values()].map((list) => mergeSources(list, 'svd:')))
   }
 }

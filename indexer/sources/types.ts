@@ -44,3 +44,19 @@ export interface SourceAdapter {
 export function emptyResult(): AdapterResult {
   return { targets: [], facts: [], parts: [], problems: [] }
 }
+
+/** Results of several artifacts (or groups) as one, in order. */
+export function concatResults(results: Iterable<AdapterResult>): AdapterResult {
+  const out = emptyResult()
+  const partNumbers: PartNumber[] = []
+  for (const r of results) {
+    // Loops, not push(...spread): a file can yield more facts than the argument limit.
+    for (const t of r.targets) out.targets.push(t)
+    for (const f of r.facts) out.facts.push(f)
+    for (const p of r.parts) out.parts.push(p)
+    for (const p of r.partNumbers ?? []) partNumbers.push(p)
+    for (const p of r.problems) out.problems.push(p)
+  }
+  if (partNumbers.length > 0) out.partNumbers = partNumbers
+  return out
+}
