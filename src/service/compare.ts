@@ -515,9 +515,18 @@ export class Compare {
     const compact = Object.fromEntries(
       Object.entries(c.head).map(([k, v]) => [k, k === 'artifacts' ? [] : (v as { target?: unknown }).target ? { ...(v as object), target: null } : v])
     )
-    for (const head of [c.head, { ...compact, elided: true }]) {
+    // Last, an ambiguous side's candidates left out too (as /v1/context cuts its candidates to the
+    // budget), with a note naming the budget that lists them: never a 400 for a budget in range.
+    const full = countTokens(JSON.stringify({ ...c.head, [member]: [], page, ...(notes.length ? { notes } : {}) }))
+    const uncandidated = Object.fromEntries(Object.entries(compact).map(([k, v]) => [k, Array.isArray((v as { candidates?: unknown }).candidates) ? { ...(v as object), candidates: [] } : v]))
+    const cut = [...notes, `max_tokens=${maxTokens} leaves no room for the candidates of the ambiguous side; max_tokens=${full} lists them.`]
+    for (const [head, n] of [
+      [c.head, notes],
+      [{ ...compact, elided: true }, notes],
+      [{ ...uncandidated, elided: true }, cut]
+    ] as const) {
       page.tokens = maxTokens
-      const body = (p: unknown) => JSON.stringify({ ...head, [member]: [], page: p, ...(notes.length ? { notes } : {}) })
+      const body = (p: unknown) => JSON.stringify({ ...head, [member]: [], page: p, ...(n.length ? { notes: n } : {}) })
       const tokens = countTokens(body(page))
       if (tokens > maxTokens) continue
       page.tokens = tokens

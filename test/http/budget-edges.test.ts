@@ -58,4 +58,17 @@ describe('a comparison whose budget cannot hold the next entry answers as /v1/co
     expect(small.page).toMatchObject({ returned: 0, maxTokens: 256, truncatedBy: null, budgetTooSmall: false })
     expect(small.from).toEqual({ ...full.from, target: null })
   })
+
+  it('/v1/compare/parts at max_tokens=256 with an ambiguous side: 200, its candidates left out and the budget that lists them named', async () => {
+    const query = { part: 'STM32F4', other: 'STM32G474RE', topic: 'registers' }
+    const small = await get('/v1/compare/parts', { ...query, max_tokens: 256 })
+    expect(small.status).toBe('ambiguous')
+    expect(small.part.candidates).toEqual([])
+    expect(small.elided).toBe(true)
+    const note = (small.notes as string[]).find((n) => n.includes('leaves no room for the candidates'))!
+    const budget = Number(/max_tokens=(\d+) lists them/.exec(note)![1])
+    const named = await get('/v1/compare/parts', { ...query, max_tokens: budget })
+    expect(named.part.candidates.length).toBeGreaterThan(0)
+    expect(named.part.candidateCount).toBe(small.part.candidateCount)
+  })
 })
