@@ -67,8 +67,9 @@ export function fileAlias(t: Pick<DocumentTarget, 'device' | 'sourcePath'>): str
 }
 
 /**
- * A device whose name is its series name (`nrf52` in `<series>nrf52</series>`) names the series,
- * not one part: it is not a part name of its own (a curation alias says which part it describes).
+ * A device whose name is its series name (`nrf52` in `<series>nrf52</series>`, `psoc63`) names the
+ * series, not one part: the catalog finds it by that name unless a curation alias says which part
+ * it describes.
  */
 export function namesItsSeries(t: DocumentTarget): boolean {
   return t.identity?.series !== undefined && normalizeKey(t.identity.series) === normalizeKey(t.device)

@@ -25,13 +25,7 @@ afterAll(async () => {
 const call = async (name: string, args: Obj, c: Client = client) => (await c.callTool({ name, arguments: args })) as Result
 const text = (r: Result) => r.content.map((c) => c.text).join('\n')
 
-async function rest(path: string, query: Obj): Promise<Obj> {
-  const url = new URL(path, srv.base)
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v))
-  const res = await fetch(url, { headers: srv.auth })
-  expect(res.status).toBe(200)
-  return (await res.json()) as Obj
-}
+const rest = (path: string, query: Obj = {}): Promise<Obj> => srv.rest(path, query)
 
 describe('MCP tools compare_parts and compare_releases', () => {
   it('are listed with input and output schemas, and their results validate against the output schema', async () => {

@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { expect } from 'vitest'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { ApiKey } from '../../src/auth/keys.js'
 import type { AppOptions } from '../../src/http/app.js'
@@ -12,6 +13,8 @@ export interface McpTestServer extends TestApp {
   mcpUrl: URL
   /** An SDK client connected over Streamable HTTP with these headers (the main key when absent). */
   connect: (headers?: Record<string, string>) => Promise<Client>
+  /** The same operation over REST with the main key (a 200 expected), to show MCP answers from the same service. */
+  rest: (path: string, query?: Record<string, unknown>) => Promise<Record<string, any>>
 }
 
 /** The app with the MCP plugin over the corpus release, listening on a free local port. */
@@ -27,6 +30,13 @@ export async function startMcpServer(opts: { mcp?: McpOptions; app?: Partial<App
       const client = new Client({ name: 'hwfacts-test', version: '1.0.0' })
       await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }))
       return client
+    },
+    rest: async (path, query = {}) => {
+      const url = new URL(path, base)
+      for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v))
+      const res = await fetch(url, { headers: t.auth })
+      expect(res.status).toBe(200)
+      return (await res.json()) as Record<string, any>
     }
   }
 }

@@ -25,13 +25,7 @@ async function call(name: string, args: Obj = {}): Promise<{ result: Obj; tokens
   return { result, tokens: countTokens(JSON.stringify(result)) }
 }
 
-async function rest(path: string, query: Obj): Promise<Obj> {
-  const url = new URL(path, srv.base)
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v))
-  const res = await fetch(url, { headers: srv.auth })
-  expect(res.status).toBe(200)
-  return (await res.json()) as Obj
-}
+const rest = (path: string, query: Obj = {}): Promise<Obj> => srv.rest(path, query)
 
 const BUDGETS = [256, 1000, 4000, 16000]
 

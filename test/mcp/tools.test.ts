@@ -44,14 +44,7 @@ afterAll(async () => {
 const call = async (name: string, args: Obj = {}, c: Client = client) => (await c.callTool({ name, arguments: args })) as Result
 const text = (r: Result) => r.content.map((c) => c.text).join('\n')
 
-/** The same operation over REST, to show MCP answers from the same service. */
-async function rest(path: string, query: Obj = {}): Promise<Obj> {
-  const url = new URL(path, srv.base)
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v))
-  const res = await fetch(url, { headers: srv.auth })
-  expect(res.status).toBe(200)
-  return (await res.json()) as Obj
-}
+const rest = (path: string, query: Obj = {}): Promise<Obj> => srv.rest(path, query)
 
 /** A tool error: the code and the argument in the text; no structuredContent, which the outputSchema describes for answers only. */
 function expectToolError(r: Result, code: string, param: string | null) {
