@@ -1,4 +1,4 @@
-import { TOPICS, type Topic } from '../src/model/fact.js'
+import { TOPICS, type SeedTopic as Topic } from '../src/model/fact.js'
 import type { CatalogEntity } from '../src/model/catalog.js'
 import { terms } from '../src/model/text.js'
 import type { HardwareFacts } from '../src/service/facts.js'

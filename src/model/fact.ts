@@ -2,8 +2,13 @@
  * The fact model shared by the indexer (which writes facts) and the service (which reads them).
  * Everything a client sees about a fact is derived from these shapes.
  */
+/** The seed contract's topics (2026-08-26), served to every request. */
 export const TOPICS = ['registers', 'pins', 'electrical', 'errata'] as const
-export type Topic = (typeof TOPICS)[number]
+/** Topics added by contract 2026-12-01 (issue "Depth"): opt-in by `Service-Version`, always on MCP. */
+export const DEPTH_TOPICS = ['memory', 'interrupts', 'dma', 'clocks'] as const
+export const ALL_TOPICS = [...TOPICS, ...DEPTH_TOPICS] as const
+export type Topic = (typeof ALL_TOPICS)[number]
+export type SeedTopic = (typeof TOPICS)[number]
 
 /** Where a fact came from: enough for a person to find the exact element or line in the artifact. */
 export interface Evidence {

@@ -65,7 +65,7 @@ export const ContextParams = Type.Object(
   },
   { additionalProperties: false }
 )
-export type ContextParams = Static<typeof ContextParams> & { topic: Topic }
+export type ContextParams = Omit<Static<typeof ContextParams>, 'topic'> & { topic: Topic }
 
 export const PartParams = Type.Object(
   {
