@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ApiKeyStore } from '../auth/keys.js'
-import { CONTRACT_VERSION } from '../schemas/params.js'
-import { ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import auth, { DEFAULT_AUTH_FAILURES, type AuthFailureLimits } from './auth.js'
 import { Contract } from './contract.js'
 import drain from './drain.js'
 import securityHeaders from './headers.js'
+import contractVersions from './versions.js'
+import { VERSION_KEYWORDS } from '../model/versions.js'
 import strictIntegers from './integers.js'
 import onlyMethods from './methods.js'
 import problems, { clientErrorHandler, frameworkErrors, refuseConnect } from './problem.js'
@@ -90,7 +90,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return logger.child(client !== undefined && client.toLowerCase() !== bindings.reqId ? { ...bindings, clientRequestId: client.slice(0, MAX_CLIENT_ID_LOGGED) } : bindings, opts)
     },
     requestIdHeader: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false, keywords: VERSION_KEYWORDS } },
     routerOptions: { ignoreTrailingSlash: false, querystringParser: parseQuery },
     bodyLimit: 1024 * 1024
   })
@@ -102,14 +102,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
-    const v = req.headers['service-version']
-    if (v !== undefined && v !== CONTRACT_VERSION)
-      return done(new ServiceError('UNSUPPORTED_SERVICE_VERSION', `Service-Version ${String(v)} is not served; the only supported value is ${CONTRACT_VERSION}.`, 'Service-Version'))
-    reply.header('service-version', CONTRACT_VERSION)
     done()
   })
   await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
   await app.register(securityHeaders)
+  await app.register(contractVersions)
   await app.register(requestTarget)
   await app.register(strictQuery)
   await app.register(drain)
@@ -121,7 +118,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(pingRoute)
   await app.register(openapiRoute, ctx)
-  await app.register(docsRoute)
+  await app.register(docsRoute, ctx)
   await app.register(healthRoutes, { ...ctx, checks: opts.readinessChecks ?? [], version: opts.version ?? PACKAGE_VERSION })
   await app.register(errorCodesRoute)
   await app.register(resolveRoute, ctx)

@@ -3,7 +3,8 @@ import type { Static, TObject, TSchema } from 'typebox'
 import type { Scope } from '../auth/keys.js'
 import type { HardwareFacts } from '../service/facts.js'
 import type { ReleaseStore } from '../store/types.js'
-import { CONTRACT_VERSION } from '../schemas/params.js'
+import type { Topic } from '../model/fact.js'
+import { CONTRACT_VERSIONS, SEED_VERSION, SINCE, VERSION_TOPICS, VERSIONS_SINCE, type ContractVersion } from '../model/versions.js'
 import { ref } from '../schemas/components.js'
 import { problemResponses } from '../schemas/responses.js'
 
@@ -41,7 +42,9 @@ export function errorResponses(statuses: readonly number[], allow = 'GET'): Reco
 
 export const SERVICE_VERSION_HEADER = {
   type: 'object',
-  properties: { 'service-version': { type: 'string', enum: [CONTRACT_VERSION], description: 'Pins the contract; only 2026-08-26 is served. Optional.' } }
+  properties: {
+    'service-version': { type: 'string', enum: CONTRACT_VERSIONS, [SINCE]: VERSIONS_SINCE, description: `Pins the dated contract version. Optional: without it, ${SEED_VERSION} applies.` }
+  }
 } as const
 
 /** §5.3: the contract lists "no credential" and "bearer" as alternatives; §5.2 makes bearer required. */
@@ -56,6 +59,8 @@ export interface FactRouteDef<P extends TObject> {
   /** The named schema of the 200 body: documented by reference, and what Fastify serializes with. */
   response: TSchema
   scope?: Scope
+  /** The contract version the operation first appears in (src/http/versions.ts). */
+  since?: ContractVersion
   handler: (params: Static<P>, req: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 }
 
@@ -73,7 +78,7 @@ export function factRoute<P extends TObject>(app: FastifyInstance, def: FactRout
       ...(def.scope ? { security: BEARER_ALTERNATIVES } : { security: [] }),
       response: { 200: ref(def.response), ...errorResponses(V1_GET_ERRORS) }
     },
-    config: def.scope ? { scope: def.scope } : {},
+    config: { ...(def.scope ? { scope: def.scope } : {}), ...(def.since ? { since: def.since } : {}) },
     handler: (req, reply) => def.handler(req.query as Static<P>, req, reply)
   })
 }
@@ -83,10 +88,20 @@ export const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
  * A handler whose answer goes through the service's answer cache (HardwareFacts.answer), keyed by
- * the route and its whole parameter set, and serialized with the route's response schema.
+ * the route, the contract version (which sets the topics listed) and the whole parameter set, and
+ * serialized with the route's response schema.
  */
-export function cachedAnswer<P extends TObject>(facts: HardwareFacts, route: string, querystring: P, make: (store: ReleaseStore, p: Static<P>) => unknown): FactRouteDef<P>['handler'] {
+export function cachedAnswer<P extends TObject>(
+  facts: HardwareFacts,
+  route: string,
+  querystring: P,
+  make: (store: ReleaseStore, p: Static<P>, topics: readonly Topic[]) => unknown
+): FactRouteDef<P>['handler'] {
   const keys = Object.keys(querystring.properties)
-  return async (p, req, reply) =>
-    reply.type(JSON_TYPE).send(await facts.answer(route, keys, p as Static<P> & { corpus_release?: string }, req.apiKey, (store) => make(store, p), (v) => reply.serialize(v) as string))
+  return async (p, req, reply) => {
+    const v = req.contractVersion
+    return reply
+      .type(JSON_TYPE)
+      .send(await facts.answer(`${route}@${v}`, keys, p as Static<P> & { corpus_release?: string }, req.apiKey, (store) => make(store, p, VERSION_TOPICS[v]), (x) => reply.serialize(x) as string))
+  }
 }

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { ContractVersion } from '../model/versions.js'
 import { ServiceError } from '../service/errors.js'
+import { routeServed } from './versions.js'
 
 /** A route path (`/v1/error-codes/:code`) as its segments, null standing for a parameter. */
 type RoutePattern = Array<string | null>
@@ -37,17 +39,18 @@ declare module 'fastify' {
  */
 export default fp(
   async function onlyMethods(app: FastifyInstance) {
-    const routes: Array<{ pattern: RoutePattern; allow: string }> = []
+    const routes: Array<{ pattern: RoutePattern; allow: string; since: ContractVersion | undefined }> = []
     app.addHook('onRoute', (r) => {
       const methods = Array.isArray(r.method) ? r.method : [r.method]
       const allow = r.config?.onlyMethod ?? (methods.includes('GET') && r.url.startsWith('/v1/') ? 'GET' : undefined)
-      if (allow) routes.push({ pattern: r.url.split('/').map((s) => (s.startsWith(':') ? null : s)), allow })
+      if (allow) routes.push({ pattern: r.url.split('/').map((s) => (s.startsWith(':') ? null : s)), allow, since: r.config?.since })
     })
     app.addHook('onRequest', (req, _reply, done) => {
       // The hot path: a plain GET of a path no POST-only route could be.
       if (req.method === 'GET' && !req.url.includes('%') && !routes.some((r) => r.allow !== 'GET' && req.url.startsWith(r.pattern.join('/')))) return done()
       const segs = pathSegments(req.url)
-      const route = segs && routes.find((r) => matches(r.pattern, segs))
+      // A route the request's contract version lacks is an unknown path: 404, not 405.
+      const route = segs && routes.find((r) => matches(r.pattern, segs) && routeServed(req, r.since))
       if (!route || req.method === route.allow) return done()
       const path = segs.join('/')
       const why = route.allow === 'GET' ? 'this interface is read-only: use GET' : `use ${route.allow}`

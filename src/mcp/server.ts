@@ -1,13 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { CONTRACT_VERSION } from '../schemas/params.js'
+import { LATEST_VERSION } from '../model/versions.js'
 import { callTool, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js'
 
-export const SERVER_INFO = { name: 'hardware-facts', title: 'Hardware Facts', version: CONTRACT_VERSION }
+export const SERVER_INFO = { name: 'hardware-facts', title: 'Hardware Facts', version: LATEST_VERSION }
 
 export const INSTRUCTIONS =
-  'Hardware Facts serves deterministic, source-backed microcontroller facts (registers, pins, electrical limits, errata), each with the source artifact and line it came from. ' +
+  'Hardware Facts serves deterministic, source-backed microcontroller facts (registers, pins, electrical limits, errata, memory maps, interrupts, DMA, clocks), each with the source artifact and line it came from. ' +
   'Workflow: resolve_part first; then get_context with the resolved part and a topic. If a part is ambiguous, never pick a candidate yourself: ask the user, or pass a full selector part / ordering code (or a package for pins). ' +
   'Register addresses, bit positions and pin numbers must come from get_context, never from memory; cite the evidence locator. ' +
   'A tool result with isError names the stable error code and the argument; get_error_code explains any code.'

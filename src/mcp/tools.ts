@@ -1,12 +1,13 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyRequest } from 'fastify'
-import { Type, type Static, type TObject } from 'typebox'
-import { outline } from '../schemas/components.js'
+import { Type, type Static, type TObject, type TSchema } from 'typebox'
+import { LATEST_VERSION, VERSION_TOPICS } from '../model/versions.js'
+import { forVersion, outline } from '../schemas/components.js'
 import type { ApiKey } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { toServiceError } from '../http/problem.js'
 import { errorCodeGuidance } from '../http/routes/v1/error-codes.js'
-import { CatalogPartParams, CatalogSearchParams, CONTRACT_VERSION, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../schemas/params.js'
+import { CatalogPartParams, CatalogSearchParams, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../schemas/params.js'
 import {
   CatalogPartResponse,
   CatalogSearchResponse,
@@ -51,7 +52,14 @@ export interface ToolDef<P extends TObject = TObject> {
 /** get_context's arguments: REST's, without the deprecated `revision` (silicon_revision replaces it). */
 const ContextArgs = Type.Omit(ContextParams, ['revision'], { additionalProperties: false })
 
-const tool = <P extends TObject>(def: ToolDef<P>): ToolDef => def as unknown as ToolDef
+/**
+ * The spec leaves MCP's tools to the service: they speak the latest contract version whatever the
+ * request's `Service-Version` (every topic offered and listed), from the same schemas as REST.
+ */
+const TOOL_VERSION = LATEST_VERSION
+const TOPICS = VERSION_TOPICS[TOOL_VERSION]
+const tool = <P extends TObject>(def: ToolDef<P>): ToolDef => ({ ...def, input: forVersion(def.input, TOOL_VERSION) }) as unknown as ToolDef
+const output = (body: TSchema) => outline(forVersion(body, TOOL_VERSION))
 
 /**
  * One tool per capability, in the order an agent uses them. Descriptions say when to call each
@@ -66,8 +74,8 @@ export const TOOLS: readonly ToolDef[] = [
       'Status per topic: `resolved` (then call get_context with the same part), `ambiguous` (do NOT pick a candidate yourself: ask the user, or call again with a full selector part or ordering code) or `not_found` (see suggestions, or search_catalog). ' +
       'Candidates are ranked; page on with the returned cursor.',
     input: ResolveParams,
-    output: outline(ResolveResponse),
-    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey),
+    output: output(ResolveResponse),
+    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOPICS),
     render: renderResolve
   }),
   tool({
@@ -77,8 +85,8 @@ export const TOOLS: readonly ToolDef[] = [
       'Lists selector parts and ordering codes by name or prefix (e.g. the package and memory variants of `STM32F407`), to show the user. ' +
       'It does not resolve: call resolve_part with the chosen name. More results: call again with the returned cursor.',
     input: CatalogSearchParams,
-    output: outline(CatalogSearchResponse),
-    run: async (args, ctx) => ctx.facts.catalogSearch(args, ctx.apiKey),
+    output: output(CatalogSearchResponse),
+    run: async (args, ctx) => ctx.facts.catalogSearch(args, ctx.apiKey, TOPICS),
     render: renderSearch
   }),
   tool({
@@ -87,20 +95,20 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'What ONE part is (package, core, flash/RAM, max frequency, members), its document per topic and the source artifacts behind them. For facts, use get_context.',
     input: CatalogPartParams,
-    output: outline(CatalogPartResponse),
-    run: async (args, ctx) => ctx.facts.catalogPart(args),
+    output: output(CatalogPartResponse),
+    run: async (args, ctx) => ctx.facts.catalogPart(args, TOPICS),
     render: renderCatalogPart
   }),
   tool({
     name: 'get_context',
     title: 'Evidence-backed facts for one part and topic',
     description:
-      'A bounded page of source-backed facts for one part and topic: `registers` (addresses, offsets, reset values, bit fields), `pins` (positions per package, signals, alternate functions), `electrical` (limits) or `errata` (per silicon revision). ' +
+      'A bounded page of source-backed facts for one part and topic: `registers` (addresses, offsets, reset values, bit fields), `pins` (positions per package, signals, alternate functions), `electrical` (limits), `errata` (per silicon revision), `memory` (regions), `interrupts` (vector numbers), `dma` (request options) or `clocks` (enable and reset bits). ' +
       'Call resolve_part first; an ambiguous part gives candidates and no facts: do not pick one yourself. ' +
       'Register addresses, bit positions and pin numbers MUST come from this tool, never from memory or by guessing; quote the evidence locator with them. ' +
       'Narrow with fact_names, fact_name_prefixes, peripheral, package, silicon_revision or query; page on with the returned cursor.',
     input: ContextArgs,
-    output: outline(ContextResponse),
+    output: output(ContextResponse),
     // The service hands back the REST body pre-serialized; structured content needs the object.
     run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body) as Obj,
     render: renderContext
@@ -111,8 +119,8 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Which topics this release covers for a part, with fact counts, and why a topic is not: call it when unsure a topic exists, or to explain a gap instead of guessing.',
     input: PartParams,
-    output: outline(CoverageResponse),
-    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey),
+    output: output(CoverageResponse),
+    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOPICS),
     render: renderCoverage
   }),
   tool({
@@ -121,8 +129,8 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Provenance of a part\'s facts per topic: source artifacts with sha256, publisher, license, upstream commit and trust metadata.',
     input: PartParams,
-    output: outline(SourcesResponse),
-    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey),
+    output: output(SourcesResponse),
+    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey, TOPICS),
     render: renderSources
   }),
   tool({
@@ -131,8 +139,8 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'The promoted corpus release (id, counts, kept release ids usable as corpus_release) and the API contract: to cite which release an answer came from.',
     input: NoParams,
-    output: outline(ReleaseResponse),
-    run: async (_args, ctx) => ({ release: await ctx.facts.release(), api: { version: CONTRACT_VERSION, openapi_sha256: ctx.contract.digest() } }),
+    output: output(ReleaseResponse),
+    run: async (_args, ctx) => ({ release: await ctx.facts.release(), api: ctx.contract.identity(TOOL_VERSION) }),
     render: renderRelease
   }),
   tool({
@@ -141,7 +149,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Meaning, retryability and recovery of an error code that a result with isError names (e.g. INVALID_CURSOR).',
     input: ErrorCodeParams,
-    output: outline(ErrorCodeGuidance),
+    output: output(ErrorCodeGuidance),
     run: async (args) => errorCodeGuidance(args.code),
     render: renderErrorCode
   }),
@@ -152,7 +160,7 @@ export const TOOLS: readonly ToolDef[] = [
       'The facts of one part and topic added, removed or changed between from_release and to_release (default: the promoted one), with both values and evidences and the source artifacts that changed; instead of two get_context calls. ' +
       'A part that does not resolve to one target gives candidates and no changes: do not pick one yourself. Narrow with fact_names, fact_name_prefixes or peripheral; page on with the returned cursor.',
     input: CompareReleasesParams,
-    output: outline(CompareReleasesResponse),
+    output: output(CompareReleasesResponse),
     run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).releases(args, ctx.apiKey)) as Obj,
     render: renderCompareReleases
   }),
@@ -163,7 +171,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Two parts of one release compared for porting, instead of two get_context calls: `registers` (on one part only, or differing in address, reset value, bits, access), `pins` (per signal such as USART1_TX: pins and AF numbers), `electrical` or `errata`. ' +
       'Narrow with peripheral, signal, fact_names or fact_name_prefixes. Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
     input: ComparePartsParams,
-    output: outline(ComparePartsResponse),
+    output: output(ComparePartsResponse),
     run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)) as Obj,
     render: renderCompareParts
   })

@@ -1,4 +1,6 @@
-import { Type } from 'typebox'
+import { Type, type TSchema } from 'typebox'
+import { ALL_TOPICS, type Topic as TopicName } from '../model/fact.js'
+import { SINCE, TOPICS_SINCE } from '../model/versions.js'
 import { StringEnum } from './components.js'
 import { Topic } from './facts.js'
 
@@ -103,8 +105,9 @@ export const TopicSource = Type.Union(
   [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...growing, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
   { $id: 'TopicSource' }
 )
-export const perTopic = <T extends Parameters<typeof Type.Object>[0][string]>(id: string, t: T, description: string) =>
-  Type.Object({ registers: t, pins: t, electrical: t, errata: t }, { ...closed, $id: id, description })
+/** One member per topic; those a later contract version adds are optional here and marked `x-since` (src/schemas/components.ts forVersion). */
+export const perTopic = <T extends TSchema>(id: string, t: T, description: string) =>
+  Type.Object(Object.fromEntries(ALL_TOPICS.map((k) => [k, k in TOPICS_SINCE ? Type.Optional(t) : t])) as Record<TopicName, T>, { ...closed, $id: id, description, [SINCE]: TOPICS_SINCE })
 export const TopicResolutions = perTopic('TopicResolutions', TopicResolution, 'Resolution per topic: a part may be unambiguous for registers and ambiguous for pins.')
 
 export const Source = Type.Object(

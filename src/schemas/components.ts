@@ -1,4 +1,5 @@
 import { Type, type TEnum, type TSchema, type TSchemaOptions } from 'typebox'
+import { CONTRACT_VERSION_KEYWORD, reaches, SINCE, type ContractVersion } from '../model/versions.js'
 
 /**
  * Every named schema (`$id`) is one OpenAPI component. The schemas nest each other directly, so
@@ -65,8 +66,52 @@ export function namedSchemas(roots: readonly TSchema[]): TSchema[] {
 }
 
 /** An enum of strings that says it is one (`type: string`), so documents and generated types show it. */
-export function StringEnum<Values extends string[]>(values: readonly [...Values], options: { description?: string; $id?: string } = {}): TEnum<Values> {
+export function StringEnum<Values extends string[]>(
+  values: readonly [...Values],
+  options: { description?: string; $id?: string; [SINCE]?: Record<string, ContractVersion>; [CONTRACT_VERSION_KEYWORD]?: true } = {}
+): TEnum<Values> {
   return Type.Enum(values, { ...options, type: 'string' } as TSchemaOptions)
+}
+
+/** An object's or enum's `x-since` applied for version `v`: later members left out, this version's added ones required. */
+function membersFor(node: Node, since: Node, v: ContractVersion): Node {
+  const later = new Set(Object.keys(since).filter((k) => !reaches(v, since[k] as ContractVersion)))
+  if (Array.isArray(node.enum)) node.enum = node.enum.filter((x) => !later.has(String(x)))
+  if (isNode(node.properties)) {
+    const properties = Object.fromEntries(Object.entries(node.properties).filter(([k]) => !later.has(k)))
+    const was = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
+    const required = Object.keys(properties).filter((k) => was.has(k) || k in since)
+    node.properties = properties
+    if (required.length) node.required = required
+  }
+  return node
+}
+
+function versionNode(n: Json, v: ContractVersion): Json | undefined {
+  if (Array.isArray(n)) return n.map((x) => versionNode(x, v)).filter((x): x is Json => x !== undefined)
+  if (!isNode(n)) return n
+  const since = n[SINCE]
+  if (typeof since === 'string' && !reaches(v, since as ContractVersion)) return undefined
+  const out: Node = {}
+  for (const [k, x] of Object.entries(n)) {
+    if (k === SINCE || k === CONTRACT_VERSION_KEYWORD) continue
+    const y = versionNode(x as Json, v)
+    if (y !== undefined) out[k] = y
+  }
+  if (n[CONTRACT_VERSION_KEYWORD] === true) out.enum = [v]
+  return isNode(since) ? membersFor(out, since as Node, v) : out
+}
+
+/**
+ * A schema, or a whole OpenAPI document, as contract version `v` has it. One set of schemas serves
+ * every version; markers say what a version adds: `x-since: {name: version}` on an object or enum
+ * (members and values added then; from that version on they are required, as its answers always
+ * carry them: the runtime schema leaves them optional only for earlier versions' answers),
+ * `x-since: version` on a node that exists from then on (an operation), and `x-contract-version`
+ * on the string that is the version itself. The result carries no marker.
+ */
+export function forVersion<T>(schema: T, v: ContractVersion): T {
+  return versionNode(plain(schema), v) as T
 }
 
 /** Keywords an outline keeps: the shape (types, members, enums), not the documentation or value constraints. */
@@ -129,7 +174,21 @@ function outlineNode(n: Json, depth: number, max: number): Json {
     else out[k] = v
   }
   if (isNode(out.properties) && Object.keys(out.properties).length === 0) delete out.properties
-  return out
+  return sameMembers(n, out)
+}
+
+/**
+ * A closed object whose members are all required and alike (one per topic) as its required names
+ * and one `additionalProperties`: the same bodies, each member's shape said once.
+ */
+function sameMembers(n: Node, out: Node): Node {
+  const members = isNode(out.properties) ? Object.values(out.properties) : []
+  const required = Array.isArray(n.required) ? n.required : []
+  if (n.additionalProperties !== false || members.length < 2 || members.length !== Object.keys(n.properties as Node).length || required.length !== members.length) return out
+  const shape = JSON.stringify(members[0])
+  if (!members.every((m) => JSON.stringify(m) === shape)) return out
+  const { properties: _, ...rest } = out
+  return { ...rest, additionalProperties: members[0]! }
 }
 
 /**

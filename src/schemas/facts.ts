@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox'
+import { ALL_TOPICS } from '../model/fact.js'
+import { SINCE, TOPICS_SINCE } from '../model/versions.js'
 import { StringEnum } from './components.js'
 
 /**
@@ -11,7 +13,8 @@ const closed = { additionalProperties: false } as const
 const Hex = (description: string) => Type.String({ pattern: '^0x[0-9A-Fa-f]+$', description })
 const Text = (description: string) => Type.Union([Type.String(), Type.Null()], { description })
 
-export const Topic = StringEnum(['registers', 'pins', 'electrical', 'errata'], { $id: 'Topic', description: 'Fact topic.' })
+/** Every topic; a contract version offers those `x-since` gives it (src/model/versions.ts). */
+export const Topic = StringEnum(ALL_TOPICS, { $id: 'Topic', description: 'Fact topic.', [SINCE]: TOPICS_SINCE })
 
 export const Evidence = Type.Object(
   {

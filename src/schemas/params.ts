@@ -1,22 +1,21 @@
 import { Type, type Static } from 'typebox'
 import { StringEnum } from './components.js'
-import type { Topic } from '../model/fact.js'
+import { ALL_TOPICS, type Topic } from '../model/fact.js'
+import { CONTRACT_VERSIONS, SINCE, TOPICS_SINCE } from '../model/versions.js'
 
 /**
  * Request parameters of every fact operation, with the limits of the contract (spec §4, §8).
  * The REST routes validate with them, /openapi.json documents them, the MCP tools take them as input.
  */
-export const CONTRACT_VERSION = '2026-08-26'
-
 export const CORPUS_RELEASE_PATTERN = '^[a-f0-9]{16}$'
 export const CorpusRelease = Type.String({
   pattern: CORPUS_RELEASE_PATTERN,
   description: 'Corpus release id; omit for the promoted release.'
 })
 const CandidateLimit = Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Maximum number of candidates returned: the page size.' })
+/** The topic parameter of the fact and comparison operations: the topics of the request's contract version. */
+export const FactTopic = StringEnum(ALL_TOPICS, { description: 'Fact topic.', [SINCE]: TOPICS_SINCE })
 /** The cursor parameter of every paged operation (spec §8: at most 512 characters). */
-/** The topic parameter of the fact and comparison operations. */
-export const FactTopic = StringEnum(['registers', 'pins', 'electrical', 'errata'], { description: 'Fact topic.' })
 export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: '`page.nextCursor` of the previous page of the same query.' })
 
 export const ResolveParams = Type.Object(
@@ -83,3 +82,9 @@ export const ErrorCodeParams = Type.Object(
 export type ErrorCodeParams = Static<typeof ErrorCodeParams>
 
 export const NoParams = Type.Object({}, { additionalProperties: false })
+
+export const OpenApiParams = Type.Object(
+  { version: Type.Optional(StringEnum(CONTRACT_VERSIONS, { description: 'The contract version whose document is served, as Service-Version selects it; when both are given they must agree.' })) },
+  { additionalProperties: false }
+)
+export type OpenApiParams = Static<typeof OpenApiParams>

@@ -19,7 +19,7 @@ import {
 } from './catalog.js'
 import { ref, StringEnum } from './components.js'
 import { Fact, Topic } from './facts.js'
-import { CONTRACT_VERSION } from './params.js'
+import { CONTRACT_VERSIONS, CONTRACT_VERSION_KEYWORD } from '../model/versions.js'
 
 /**
  * Response bodies of the contract (spec §2). Where the spec fixes the members they are exact;
@@ -33,7 +33,8 @@ export const Ping = Type.Object({ status: Type.Literal('ok'), message: Type.Lite
 
 export const ApiIdentity = Type.Object(
   {
-    version: Type.Literal(CONTRACT_VERSION),
+    // The version of the request: in each version's document, that version alone.
+    version: StringEnum(CONTRACT_VERSIONS, { [CONTRACT_VERSION_KEYWORD]: true }),
     openapi_sha256: Type.String({ pattern: '^sha256:[a-f0-9]{64}$', description: 'Digest of the /openapi.json bytes this service serves.' })
   },
   { ...closed, $id: 'ApiIdentity' }

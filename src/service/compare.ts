@@ -660,9 +660,9 @@ function diffPins(fa: FactRow[], fb: FactRow[], keep: (n: string) => boolean, in
 }
 
 /**
- * Registers, electrical, errata: one entry per fact name either part has, with both facts as
- * stored; registers compared on their kind's members, electrical on value and unit, errata on
- * being listed at all (their texts are per device).
+ * Registers, electrical, errata and the depth topics: one entry per fact name either part has, with
+ * both facts as stored; registers compared on their kind's members, electrical on value and unit,
+ * errata on being listed at all (their texts are per device), the others on every member.
  */
 function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: boolean): Comparison {
   const sides = new Map<string, { a?: Read; b?: Read }>()
@@ -681,7 +681,8 @@ function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: bool
   for (const name of [...sides.keys()].sort()) {
     const { a, b } = sides.get(name)!
     let kind: RegisterKind | undefined
-    let members: readonly string[] = topic === 'electrical' ? ELECTRICAL_MEMBERS : NONE
+    // Undefined: every member of both values (the depth topics).
+    let members: readonly string[] | undefined = topic === 'electrical' ? ELECTRICAL_MEMBERS : topic === 'errata' ? NONE : undefined
     if (topic === 'registers') {
       const ka = a && registerKind(a)
       const kb = b && registerKind(b)
@@ -691,7 +692,9 @@ function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: bool
     }
     // Equal value texts are equal values: parsed only when they differ.
     const differences =
-      a && b && a.valueText !== b.valueText ? members.filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null })) : NONE
+      a && b && a.valueText !== b.valueText
+        ? (members ?? [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])].sort()).filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null }))
+        : NONE
     const status: PartStatus = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'
     counts[COUNT_OF[status]]++
     if (status === 'same' && !includeSame) continue

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { countTokens } from '../model/tokens.js'
-import { TOPICS, type Topic } from '../model/fact.js'
+import type { Topic } from '../model/fact.js'
+import { SEED_VERSION, VERSION_TOPICS } from '../model/versions.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { queryTerms } from '../model/text.js'
 import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
@@ -15,6 +16,8 @@ const MAX_NAMES = 100
 const DEFAULT_LIMIT = 20
 const DEFAULT_MAX_TOKENS = 4000
 const DEFAULT_CANDIDATES = 10
+/** The topics answers list when the caller names none: the seed contract's. */
+const SEED_TOPICS = VERSION_TOPICS[SEED_VERSION]
 /** Every parameter that shapes a context answer, in the schema's order: the cache key. */
 const CONTEXT_PARAM_KEYS = Object.keys(ContextSchema.properties) as Array<keyof ContextParams>
 
@@ -251,20 +254,21 @@ export class HardwareFacts {
     return { res: { status: 'not_covered', reason: reason ?? `No source in this release gives ${topic} facts for this part.` } }
   }
 
-  private resolveIn(ix: CatalogIndex, q: string, limit: number, query?: string, pkg?: string) {
+  /** The part resolved for each topic of `list` (the topics of the caller's contract version), and its status over them. */
+  private resolveIn(ix: CatalogIndex, q: string, limit: number, list: readonly Topic[], query?: string) {
     const { key, matches } = ix.match(q)
     const entities = matches.map((m) => m.entity)
     const topics = {} as Record<Topic, TopicResolution>
     const choices = {} as Partial<Record<Topic, TargetChoice>>
-    for (const t of TOPICS) {
-      const r = this.topicResolution(ix, entities, t, limit, pkg)
+    for (const t of list) {
+      const r = this.topicResolution(ix, entities, t, limit)
       topics[t] = r.res
       if (r.choice) choices[t] = r.choice
     }
-    const anyAmbiguous = TOPICS.some((t) => topics[t].status === 'ambiguous')
+    const anyAmbiguous = list.some((t) => topics[t].status === 'ambiguous')
     // An ordering code two parts could own is ambiguous even where their targets agree: the part differs.
     const twoOwners = matches.length > 1 && matches[0]!.how === 'ordering-code'
-    const status = matches.length === 0 ? 'not_found' : anyAmbiguous || twoOwners || (matches.length > 1 && TOPICS.every((t) => topics[t].status !== 'resolved')) ? 'ambiguous' : 'resolved'
+    const status = matches.length === 0 ? 'not_found' : anyAmbiguous || twoOwners || (matches.length > 1 && list.every((t) => topics[t].status !== 'resolved')) ? 'ambiguous' : 'resolved'
     // One matched group (an SVD device, a RefName): its member parts are the candidates to choose from.
     const only = matches.length === 1 ? matches[0]!.entity : undefined
     const pool: Array<{ entity: CatalogEntity; how: EntityMatch['how'] | 'member' }> =
@@ -280,15 +284,16 @@ export class HardwareFacts {
     return ranked.map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] }))
   }
 
-  async resolve(p: ResolveParams, reader?: ReleaseReader | null) {
-    return this.resolveOn((await this.storeOf(p, reader)).store, p)
+  /** `topics`: those of the caller's contract version (src/model/versions.ts), listed in this order. */
+  async resolve(p: ResolveParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
+    return this.resolveOn((await this.storeOf(p, reader)).store, p, topics)
   }
 
   /** resolve() in a release already chosen. */
-  resolveOn(store: ReleaseStore, p: ResolveParams) {
+  resolveOn(store: ReleaseStore, p: ResolveParams, topics = SEED_TOPICS) {
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
-    const r = this.resolveIn(ix, p.q, limit, p.query)
+    const r = this.resolveIn(ix, p.q, limit, topics, p.query)
     const single = r.matches.length === 1 ? r.matches[0]! : undefined
     const { items, page } = this.cursors.listPage(r.ranked, limit, store.manifest.id, CursorCodec.bind(['resolve', r.key, p.query]), p.cursor)
     return {
@@ -312,12 +317,12 @@ export class HardwareFacts {
     }
   }
 
-  async catalogSearch(p: CatalogSearchParams, reader?: ReleaseReader | null) {
-    return this.catalogSearchOn((await this.storeOf(p, reader)).store, p)
+  async catalogSearch(p: CatalogSearchParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
+    return this.catalogSearchOn((await this.storeOf(p, reader)).store, p, topics)
   }
 
   /** catalogSearch() in a release already chosen. */
-  catalogSearchOn(store: ReleaseStore, p: CatalogSearchParams) {
+  catalogSearchOn(store: ReleaseStore, p: CatalogSearchParams, topics = SEED_TOPICS) {
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
     const { key, matches } = ix.match(p.q, (e) => e.kind === 'selector-part' || e.kind === 'refname')
@@ -328,7 +333,7 @@ export class HardwareFacts {
       normalized: key,
       status: matches.length === 0 ? 'not_found' : 'found',
       match: matches[0]?.how ?? null,
-      results: items.map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how], topics: Object.keys(m.entity.targets).sort() })),
+      results: items.map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how], topics: topics.filter((t) => t in m.entity.targets).sort() })),
       total: matches.length,
       page,
       ...(matches.length === 0 ? { suggestions: ix.suggestions(key) } : {})
@@ -364,11 +369,11 @@ export class HardwareFacts {
       }))
   }
 
-  async catalogPart(p: CatalogPartParams) {
-    const { store, ix, r } = await this.lookup(p.part)
+  async catalogPart(p: CatalogPartParams, topics = SEED_TOPICS) {
+    const { store, ix, r } = await this.lookup(p.part, topics)
     const single = r.matches.length === 1 ? r.matches[0]!.entity : undefined
     const documents: Record<string, unknown> = {}
-    for (const t of TOPICS) documents[t] = r.topics[t]
+    for (const t of topics) documents[t] = r.topics[t]
     return {
       release: store.manifest.id,
       part: single ? { ...entitySummary(single), ...(single.members ? { members: single.members } : {}), ...(single.reason ? { reason: single.reason } : {}) } : null,
@@ -382,42 +387,43 @@ export class HardwareFacts {
   }
 
   /** The release a request reads, its catalog index, and the part resolved in it. */
-  private async lookup(part: string, corpusRelease?: string, reader?: ReleaseReader | null) {
+  private async lookup(part: string, topics: readonly Topic[], corpusRelease?: string, reader?: ReleaseReader | null) {
     const store = await this.store(corpusRelease, reader)
     const ix = this.index(store)
-    return { store, ix, r: this.resolveIn(ix, part, DEFAULT_CANDIDATES) }
+    return { store, ix, r: this.resolveIn(ix, part, DEFAULT_CANDIDATES, topics) }
   }
 
-  async coverage(p: PartParams, reader?: ReleaseReader | null) {
-    return this.coverageOn(await this.store(p.corpus_release, reader), p)
+  async coverage(p: PartParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
+    return this.coverageOn(await this.store(p.corpus_release, reader), p, topics)
   }
 
   /** coverage() in a release already chosen. */
-  coverageOn(store: ReleaseStore, p: PartParams) {
+  coverageOn(store: ReleaseStore, p: PartParams, list = SEED_TOPICS) {
     const ix = this.index(store)
-    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES)
+    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES, list)
     const topics: Record<string, unknown> = {}
-    for (const t of TOPICS) {
+    for (const t of list) {
       const res = r.topics[t]
       topics[t] = res.status === 'resolved' ? { status: 'covered', factCount: res.target.factCount, target: res.target } : res
     }
+    const withStatus = (s: TopicResolution['status']) => list.filter((t) => r.topics[t].status === s)
     return {
       release: store.manifest.id,
       part: p.part,
       status: r.status,
       topics,
-      covered: TOPICS.filter((t) => r.topics[t].status === 'resolved'),
-      notCovered: TOPICS.filter((t) => r.topics[t].status === 'not_covered'),
-      ...(TOPICS.some((t) => r.topics[t].status === 'source_failed') ? { sourceFailed: TOPICS.filter((t) => r.topics[t].status === 'source_failed') } : {}),
+      covered: withStatus('resolved'),
+      notCovered: withStatus('not_covered'),
+      ...(withStatus('source_failed').length ? { sourceFailed: withStatus('source_failed') } : {}),
       ...(r.status !== 'resolved' ? { candidates: this.candidates(r.ranked.slice(0, DEFAULT_CANDIDATES)), candidateCount: r.ranked.length } : {}),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
     }
   }
 
-  async sources(p: PartParams, reader?: ReleaseReader | null) {
-    const { store, ix, r } = await this.lookup(p.part, p.corpus_release, reader)
+  async sources(p: PartParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
+    const { store, ix, r } = await this.lookup(p.part, topics, p.corpus_release, reader)
     const byTopic: Record<string, unknown> = {}
-    for (const t of TOPICS) {
+    for (const t of topics) {
       const res = r.topics[t]
       byTopic[t] = res.status === 'resolved' ? { status: 'resolved', target: res.target.key, sourcePath: res.target.source.path } : res
     }

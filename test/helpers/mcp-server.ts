@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ApiKey } from '../../src/auth/keys.js'
 import type { AppOptions } from '../../src/http/app.js'
 import { mcpRoute, type McpOptions } from '../../src/mcp/route.js'
+import { LATEST_VERSION } from '../../src/model/versions.js'
 import { testApp, type TestApp } from './app.js'
 import { corpusDataDir } from './corpus-release.js'
 
@@ -13,7 +14,7 @@ export interface McpTestServer extends TestApp {
   mcpUrl: URL
   /** An SDK client connected over Streamable HTTP with these headers (the main key when absent). */
   connect: (headers?: Record<string, string>) => Promise<Client>
-  /** The same operation over REST with the main key (a 200 expected), to show MCP answers from the same service. */
+  /** The same operation over REST with the main key in the latest contract version (a 200 expected), to show MCP answers from the same service. */
   rest: (path: string, query?: Record<string, unknown>) => Promise<Record<string, any>>
 }
 
@@ -34,7 +35,8 @@ export async function startMcpServer(opts: { mcp?: McpOptions; app?: Partial<App
     rest: async (path, query = {}) => {
       const url = new URL(path, base)
       for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v))
-      const res = await fetch(url, { headers: t.auth })
+      // The MCP tools speak the latest contract version (src/mcp/tools.ts): compared with REST in it.
+      const res = await fetch(url, { headers: { ...t.auth, 'service-version': LATEST_VERSION } })
       expect(res.status).toBe(200)
       return (await res.json()) as Record<string, any>
     }

@@ -5,7 +5,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
-import { outline } from '../../src/schemas/components.js'
+import { LATEST_VERSION } from '../../src/model/versions.js'
+import { forVersion, outline } from '../../src/schemas/components.js'
 import { CatalogPartParams, CatalogSearchParams, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../../src/schemas/params.js'
 import {
   CatalogPartResponse,
@@ -71,7 +72,7 @@ describe('MCP initialize and tools/list', () => {
     expect(client.getInstructions()).toMatch(/resolve_part first/)
   })
 
-  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema', async () => {
+  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema, both in the latest contract version', async () => {
     const { tools } = await client.listTools()
     const { revision: _deprecated, ...contextArgs } = ContextParams.properties
     const expected: Record<string, [object, object]> = {
@@ -89,10 +90,11 @@ describe('MCP initialize and tools/list', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort())
     for (const t of tools) {
       const [input, output] = expected[t.name]!
-      // What goes over the wire is the JSON of the very schema REST validates with.
-      expect(t.inputSchema).toEqual(JSON.parse(JSON.stringify(input)))
+      // What goes over the wire is the very schema REST validates with, as the latest version has it.
+      expect(t.inputSchema).toEqual(forVersion(input, LATEST_VERSION))
       // ... and the outline of the schema REST serializes with: self-contained.
-      expect(t.outputSchema).toEqual(outline(output as never))
+      expect(t.outputSchema).toEqual(outline(forVersion(output, LATEST_VERSION) as never))
+      expect(JSON.stringify([t.inputSchema, t.outputSchema])).not.toMatch(/"x-/)
       expect(JSON.stringify(t.outputSchema)).not.toMatch(/"\$(ref|id)"/)
       expect(t.outputSchema).toMatchObject({ type: 'object', required: expect.any(Array) })
       expect(t.annotations).toMatchObject({ readOnlyHint: true })
@@ -101,7 +103,7 @@ describe('MCP initialize and tools/list', () => {
       expect(JSON.stringify([t.description, t.inputSchema]), t.name).not.toMatch(/\/v1\//)
     }
     const ctx = tools.find((t) => t.name === 'get_context')!
-    expect(ctx.inputSchema.properties!.topic).toMatchObject({ enum: ['registers', 'pins', 'electrical', 'errata'] })
+    expect(ctx.inputSchema.properties!.topic).toMatchObject({ enum: ['registers', 'pins', 'electrical', 'errata', 'memory', 'interrupts', 'dma', 'clocks'] })
     expect(ctx.inputSchema.properties!.revision).toBeUndefined()
     expect(ctx.description).toMatch(/resolve_part first/)
     expect(ctx.description).toMatch(/never from memory or by guessing/)
@@ -298,9 +300,10 @@ describe('get_context', () => {
 
   it('rejects bad arguments and service failures with a tool error naming the argument', async () => {
     expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', fact_name: 'RCC.CR' }), 'UNKNOWN_PARAMETER', 'fact_name')
-    const topic = await call('get_context', { part: 'STM32F407VG', topic: 'clocks' })
+    // The tools offer every topic, whatever the request's Service-Version.
+    const topic = await call('get_context', { part: 'STM32F407VG', topic: 'power' })
     expectToolError(topic, 'INVALID_PARAMETER', 'topic')
-    expect(text(topic)).toContain('registers, pins, electrical, errata')
+    expect(text(topic)).toContain('registers, pins, electrical, errata, memory, interrupts, dma, clocks')
     expectToolError(await call('get_context', { part: 'STM32F407VG' }), 'MISSING_PARAMETER', 'topic')
     expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', max_tokens: 100 }), 'INVALID_PARAMETER', 'max_tokens')
     expectToolError(await call('get_context', { part: 'STM32F407VG', topic: 'registers', cursor: 'not-a-cursor' }), 'INVALID_CURSOR', 'cursor')
@@ -330,7 +333,8 @@ describe('get_coverage, get_sources, get_release, get_error_code', () => {
     const r = await call('get_release')
     expect(r.structuredContent).toEqual(await rest('/v1/release'))
     expect(text(r)).toMatch(/^Promoted corpus release [a-f0-9]{16} /)
-    expect(text(r)).toMatch(/API contract 2026-08-26, sha256:[a-f0-9]{64}/)
+    // The contract the tools speak: the latest version's.
+    expect(text(r)).toMatch(/API contract 2026-12-01, sha256:[a-f0-9]{64}/)
     expectToolError(await call('get_release', { corpus_release: 'ffffffffffffffff' }), 'UNKNOWN_PARAMETER', 'corpus_release')
   })
 

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { CONTRACT_VERSION, NoParams } from '../../schemas/params.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { NoParams } from '../../schemas/params.js'
 import { ref } from '../../schemas/components.js'
 import { Health } from '../../schemas/responses.js'
 import { GET_ERRORS, SERVICE_VERSION_HEADER, errorResponses } from '../fact-route.js'
@@ -27,7 +27,7 @@ export default async function healthRoutes(app: FastifyInstance, opts: { facts: 
   })
   app.get('/livez', { schema: schema('livez', 'Process liveness'), config: { rateLimit: false } }, async () => ({ status: 'ok', service: SERVICE, version: opts.version }))
 
-  const ready = async (_req: unknown, reply: import('fastify').FastifyReply) => {
+  const ready = async (req: FastifyRequest, reply: FastifyReply) => {
     const checks: Record<string, unknown> = {}
     let ok = true
     let release: unknown = null
@@ -52,7 +52,7 @@ export default async function healthRoutes(app: FastifyInstance, opts: { facts: 
       service: SERVICE,
       version: opts.version,
       release,
-      api: { version: CONTRACT_VERSION, openapi_sha256: opts.contract.digest() },
+      api: opts.contract.identity(req.contractVersion),
       checks
     })
   }

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { ContextParams, CONTRACT_VERSION } from '../../../schemas/params.js'
+import { SEED_VERSION } from '../../../model/versions.js'
+import { ContextParams } from '../../../schemas/params.js'
 import { ContextResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
 import { factRoute, JSON_TYPE } from '../../fact-route.js'
 
 /** RFC 9745: `@` and the Unix time of the deprecation, the date of the contract (2026-08-26) that marks `revision` deprecated. */
-const REVISION_DEPRECATED = `@${Date.parse(CONTRACT_VERSION) / 1000}`
+const REVISION_DEPRECATED = `@${Date.parse(SEED_VERSION) / 1000}`
 
 export default async function contextRoute(app: FastifyInstance, { facts }: { facts: HardwareFacts }) {
   factRoute(app, {

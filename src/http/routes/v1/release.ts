@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { CONTRACT_VERSION, NoParams } from '../../../schemas/params.js'
+import { NoParams } from '../../../schemas/params.js'
 import { ref } from '../../../schemas/components.js'
 import { ReleaseResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
@@ -20,6 +20,6 @@ export default async function releaseRoute(app: FastifyInstance, { facts, contra
       },
       config: { scope: 'facts:read' }
     },
-    async () => ({ release: await facts.release(), api: { version: CONTRACT_VERSION, openapi_sha256: contract.digest() } })
+    async (req) => ({ release: await facts.release(), api: contract.identity(req.contractVersion) })
   )
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { VERSION_TOPICS } from '../../../model/versions.js'
 import { PartParams } from '../../../schemas/params.js'
 import { SourcesResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
@@ -13,6 +14,6 @@ export default async function sourcesRoute(app: FastifyInstance, { facts }: { fa
     querystring: PartParams,
     response: SourcesResponse,
     scope: 'facts:read',
-    handler: (p, req) => facts.sources(p, req.apiKey)
+    handler: (p, req) => facts.sources(p, req.apiKey, VERSION_TOPICS[req.contractVersion])
   })
 }

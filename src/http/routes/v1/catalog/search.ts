@@ -14,6 +14,6 @@ export default async function catalogSearchRoute(app: FastifyInstance, { facts }
     querystring: CatalogSearchParams,
     response: CatalogSearchResponse,
     scope: 'facts:read',
-    handler: cachedAnswer(facts, 'catalog/search', CatalogSearchParams, (store, p) => facts.catalogSearchOn(store, p))
+    handler: cachedAnswer(facts, 'catalog/search', CatalogSearchParams, (store, p, topics) => facts.catalogSearchOn(store, p, topics))
   })
 }
