@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { CONTRACT_VERSIONS, type ContractVersion } from '../model/versions.js'
-import { forVersion } from '../schemas/components.js'
+import { forVersion } from '../schemas/versions.js'
 
 type Document = { info: { version: string }; paths: Record<string, object> }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { CONTRACT_VERSIONS, isContractVersion, LATEST_VERSION, reaches, SEED_VERSION, type ContractVersion } from '../model/versions.js'
-import { forVersion } from '../schemas/components.js'
+import { forVersion } from '../schemas/versions.js'
 import { ServiceError } from '../service/errors.js'
 
 declare module 'fastify' {

@@ -2,7 +2,8 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static, type TObject, type TSchema } from 'typebox'
 import { LATEST_VERSION, VERSION_TOPICS } from '../model/versions.js'
-import { forVersion, outline } from '../schemas/components.js'
+import { outline } from '../schemas/components.js'
+import { forVersion } from '../schemas/versions.js'
 import type { ApiKey } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { toServiceError } from '../http/problem.js'
@@ -140,7 +141,7 @@ export const TOOLS: readonly ToolDef[] = [
       'The promoted corpus release (id, counts, kept release ids usable as corpus_release) and the API contract: to cite which release an answer came from.',
     input: NoParams,
     output: output(ReleaseResponse),
-    run: async (_args, ctx) => ({ release: await ctx.facts.release(), api: ctx.contract.identity(TOOL_VERSION) }),
+    run: async (_args, ctx) => ({ release: await ctx.facts.release(TOPICS), api: ctx.contract.identity(TOOL_VERSION) }),
     render: renderRelease
   }),
   tool({

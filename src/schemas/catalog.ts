@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox'
 import { ALL_TOPICS, type Topic as TopicName } from '../model/fact.js'
-import { SINCE, TOPICS_SINCE } from '../model/versions.js'
+import { REQUIRED_SINCE, SINCE, TOPICS_SINCE } from './versions.js'
 import { StringEnum } from './components.js'
 import { Topic } from './facts.js'
 
@@ -105,9 +105,9 @@ export const TopicSource = Type.Union(
   [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...growing, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
   { $id: 'TopicSource' }
 )
-/** One member per topic; those a later contract version adds are optional here and marked `x-since` (src/schemas/components.ts forVersion). */
+/** One member per topic, always there; those a later contract version adds are optional here and marked (src/schemas/versions.ts). */
 export const perTopic = <T extends TSchema>(id: string, t: T, description: string) =>
-  Type.Object(Object.fromEntries(ALL_TOPICS.map((k) => [k, k in TOPICS_SINCE ? Type.Optional(t) : t])) as Record<TopicName, T>, { ...closed, $id: id, description, [SINCE]: TOPICS_SINCE })
+  Type.Object(Object.fromEntries(ALL_TOPICS.map((k) => [k, k in TOPICS_SINCE ? Type.Optional(t) : t])) as Record<TopicName, T>, { ...closed, $id: id, description, [SINCE]: TOPICS_SINCE, [REQUIRED_SINCE]: TOPICS_SINCE })
 export const TopicResolutions = perTopic('TopicResolutions', TopicResolution, 'Resolution per topic: a part may be unambiguous for registers and ambiguous for pins.')
 
 export const Source = Type.Object(
@@ -154,10 +154,7 @@ export const Release = Type.Object(
         parts: Type.Integer({ minimum: 0, description: 'Parts of every vendor: the catalog entities that stand for no others.' }),
         partsByVendor: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Parts per vendor (`unknown` where no source names it).' })),
         targets: Type.Integer({ minimum: 0 }),
-        byTopic: Type.Object(
-          { registers: Type.Optional(Type.Integer()), pins: Type.Optional(Type.Integer()), electrical: Type.Optional(Type.Integer()), errata: Type.Optional(Type.Integer()) },
-          closed
-        )
+        byTopic: Type.Object(Object.fromEntries(ALL_TOPICS.map((k) => [k, Type.Optional(Type.Integer())])), { ...closed, [SINCE]: TOPICS_SINCE, description: 'Facts per topic of the contract version.' })
       },
       closed
     ),

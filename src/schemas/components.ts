@@ -1,5 +1,5 @@
 import { Type, type TEnum, type TSchema, type TSchemaOptions } from 'typebox'
-import { CONTRACT_VERSION_KEYWORD, reaches, SINCE, type ContractVersion } from '../model/versions.js'
+import type { VersionMarkers } from './versions.js'
 
 /**
  * Every named schema (`$id`) is one OpenAPI component. The schemas nest each other directly, so
@@ -10,12 +10,12 @@ import { CONTRACT_VERSION_KEYWORD, reaches, SINCE, type ContractVersion } from '
  * - `inline()`: the same schema with every `$ref` resolved, for MCP `outputSchema`s, which clients
  *   validate on their own without the document.
  */
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 
-const isNode = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+export const isNode = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** A JSON copy of a schema: drops TypeBox's symbol markers, keeps plain keywords. */
-const plain = (s: unknown): Json => JSON.parse(JSON.stringify(s)) as Json
+export const plain = (s: unknown): Json => JSON.parse(JSON.stringify(s)) as Json
 
 function mapNodes(v: Json, f: (node: { [k: string]: Json }, root: boolean) => Json, root = true): Json {
   if (Array.isArray(v)) return v.map((x) => mapNodes(x, f, false))
@@ -66,52 +66,8 @@ export function namedSchemas(roots: readonly TSchema[]): TSchema[] {
 }
 
 /** An enum of strings that says it is one (`type: string`), so documents and generated types show it. */
-export function StringEnum<Values extends string[]>(
-  values: readonly [...Values],
-  options: { description?: string; $id?: string; [SINCE]?: Record<string, ContractVersion>; [CONTRACT_VERSION_KEYWORD]?: true } = {}
-): TEnum<Values> {
+export function StringEnum<Values extends string[]>(values: readonly [...Values], options: { description?: string; $id?: string } & VersionMarkers = {}): TEnum<Values> {
   return Type.Enum(values, { ...options, type: 'string' } as TSchemaOptions)
-}
-
-/** An object's or enum's `x-since` applied for version `v`: later members left out, this version's added ones required. */
-function membersFor(node: Node, since: Node, v: ContractVersion): Node {
-  const later = new Set(Object.keys(since).filter((k) => !reaches(v, since[k] as ContractVersion)))
-  if (Array.isArray(node.enum)) node.enum = node.enum.filter((x) => !later.has(String(x)))
-  if (isNode(node.properties)) {
-    const properties = Object.fromEntries(Object.entries(node.properties).filter(([k]) => !later.has(k)))
-    const was = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
-    const required = Object.keys(properties).filter((k) => was.has(k) || k in since)
-    node.properties = properties
-    if (required.length) node.required = required
-  }
-  return node
-}
-
-function versionNode(n: Json, v: ContractVersion): Json | undefined {
-  if (Array.isArray(n)) return n.map((x) => versionNode(x, v)).filter((x): x is Json => x !== undefined)
-  if (!isNode(n)) return n
-  const since = n[SINCE]
-  if (typeof since === 'string' && !reaches(v, since as ContractVersion)) return undefined
-  const out: Node = {}
-  for (const [k, x] of Object.entries(n)) {
-    if (k === SINCE || k === CONTRACT_VERSION_KEYWORD) continue
-    const y = versionNode(x as Json, v)
-    if (y !== undefined) out[k] = y
-  }
-  if (n[CONTRACT_VERSION_KEYWORD] === true) out.enum = [v]
-  return isNode(since) ? membersFor(out, since as Node, v) : out
-}
-
-/**
- * A schema, or a whole OpenAPI document, as contract version `v` has it. One set of schemas serves
- * every version; markers say what a version adds: `x-since: {name: version}` on an object or enum
- * (members and values added then; from that version on they are required, as its answers always
- * carry them: the runtime schema leaves them optional only for earlier versions' answers),
- * `x-since: version` on a node that exists from then on (an operation), and `x-contract-version`
- * on the string that is the version itself. The result carries no marker.
- */
-export function forVersion<T>(schema: T, v: ContractVersion): T {
-  return versionNode(plain(schema), v) as T
 }
 
 /** Keywords an outline keeps: the shape (types, members, enums), not the documentation or value constraints. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ALL_TOPICS } from '../model/fact.js'
-import { SINCE, TOPICS_SINCE } from '../model/versions.js'
+import { SINCE, TOPICS_SINCE } from './versions.js'
 import { StringEnum } from './components.js'
 
 /**

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { StringEnum } from './components.js'
 import { ALL_TOPICS, type Topic } from '../model/fact.js'
-import { CONTRACT_VERSIONS, SINCE, TOPICS_SINCE } from '../model/versions.js'
+import { CONTRACT_VERSIONS } from '../model/versions.js'
+import { SINCE, TOPICS_SINCE } from './versions.js'
 
 /**
  * Request parameters of every fact operation, with the limits of the contract (spec §4, §8).

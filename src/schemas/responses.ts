@@ -19,7 +19,8 @@ import {
 } from './catalog.js'
 import { ref, StringEnum } from './components.js'
 import { Fact, Topic } from './facts.js'
-import { CONTRACT_VERSIONS, CONTRACT_VERSION_KEYWORD } from '../model/versions.js'
+import { CONTRACT_VERSIONS } from '../model/versions.js'
+import { CONTRACT_VERSION_KEYWORD } from './versions.js'
 
 /**
  * Response bodies of the contract (spec §2). Where the spec fixes the members they are exact;

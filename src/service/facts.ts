@@ -437,7 +437,8 @@ export class HardwareFacts {
     }
   }
 
-  async release() {
+  /** The promoted release; its facts per topic for `topics` only. */
+  async release(topics = SEED_TOPICS) {
     const store = await this.store()
     const m = store.manifest
     return {
@@ -446,7 +447,7 @@ export class HardwareFacts {
       format: m.format,
       indexerFormat: m.indexerFormat,
       tokenizer: m.tokenizer,
-      counts: m.counts,
+      counts: { ...m.counts, byTopic: Object.fromEntries(topics.flatMap((t) => (m.counts.byTopic[t] === undefined ? [] : [[t, m.counts.byTopic[t]]]))) },
       sourceCount: m.sources.length,
       complete: m.problems.length === 0,
       kept: await this.repo.list(),

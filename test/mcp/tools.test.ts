@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import { LATEST_VERSION } from '../../src/model/versions.js'
-import { forVersion, outline } from '../../src/schemas/components.js'
+import { outline } from '../../src/schemas/components.js'
+import { forVersion } from '../../src/schemas/versions.js'
 import { CatalogPartParams, CatalogSearchParams, ContextParams, ErrorCodeParams, NoParams, PartParams, ResolveParams } from '../../src/schemas/params.js'
 import {
   CatalogPartResponse,
@@ -320,6 +321,22 @@ describe('get_coverage, get_sources, get_release, get_error_code', () => {
     expect(r.structuredContent).toEqual(await rest('/v1/coverage', { part: 'nRF52840' }))
     expect(text(r)).toMatch(/covered: registers, errata; not covered: pins, electrical/)
     expectToolError(await call('get_coverage', { part: 'nRF52840', topic: 'errata' }), 'UNKNOWN_PARAMETER', 'topic')
+  })
+
+  it('offers the depth topics whatever the Service-Version of the request: resolve and coverage list eight, get_context takes them', async () => {
+    const eight = ['registers', 'pins', 'electrical', 'errata', 'memory', 'interrupts', 'dma', 'clocks']
+    const seed = await srv.connect({ Authorization: srv.auth.authorization, 'Service-Version': '2026-08-26' })
+    try {
+      for (const c of [client, seed]) {
+        expect(Object.keys((await call('resolve_part', { q: 'STM32F407VG' }, c)).structuredContent!.topics)).toEqual(eight)
+        expect(Object.keys((await call('get_coverage', { part: 'STM32F407VG' }, c)).structuredContent!.topics)).toEqual(eight)
+        const memory = await call('get_context', { part: 'STM32F407VG', topic: 'memory' }, c)
+        expect(memory.isError, text(memory)).toBeFalsy()
+        expect(memory.structuredContent).toMatchObject({ topic: 'memory' })
+      }
+    } finally {
+      await seed.close()
+    }
   })
 
   it('reports sources like REST', async () => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { VERSION_TOPICS } from '../../../model/versions.js'
 import { NoParams } from '../../../schemas/params.js'
 import { ref } from '../../../schemas/components.js'
 import { ReleaseResponse } from '../../../schemas/responses.js'
@@ -20,6 +21,6 @@ export default async function releaseRoute(app: FastifyInstance, { facts, contra
       },
       config: { scope: 'facts:read' }
     },
-    async (req) => ({ release: await facts.release(), api: contract.identity(req.contractVersion) })
+    async (req) => ({ release: await facts.release(VERSION_TOPICS[req.contractVersion]), api: contract.identity(req.contractVersion) })
   )
 }
