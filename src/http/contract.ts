@@ -7,7 +7,7 @@ type Document = { info: { version: string }; paths: Record<string, object> }
 
 /**
  * Version `v`'s document, derived from the one @fastify/swagger generates from the route schemas:
- * what later versions add left out (src/schemas/components.ts forVersion), paths left without an
+ * what later versions add left out (src/schemas/versions.ts), paths left without an
  * operation dropped, and `info.version` the version itself.
  */
 function documentFor(generated: unknown, v: ContractVersion): Document {

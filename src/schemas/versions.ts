@@ -9,7 +9,9 @@ import { isNode, plain, type Json } from './components.js'
  *   out before it. Runtime schemas keep them all (optional), so they serve every version.
  * - `x-required-since: {name: version}`: those added members are required from then on (one
  *   member per topic is always there in that version's answers).
- * - `x-since: version` on a node that exists from then on (an operation of /openapi.json).
+ * - `x-since: version` on a node that exists from then on: an operation of /openapi.json, or a
+ *   named schema (a component, e.g. a fact of a later topic; `$ref`s to it go with it, so use it
+ *   as an alternative of a union).
  * - `x-contract-version` on the string that is the version itself: `enum: [v]` in version v.
  */
 export const SINCE = 'x-since'
@@ -52,15 +54,18 @@ function membersFor(node: Node, n: Node, v: ContractVersion): Node {
   return node
 }
 
-function versionNode(n: Json, v: ContractVersion): Json | undefined {
-  if (Array.isArray(n)) return n.map((x) => versionNode(x, v)).filter((x): x is Json => x !== undefined)
+const absent = (n: Node, v: ContractVersion) => typeof n[SINCE] === 'string' && !reaches(v, n[SINCE] as ContractVersion)
+
+/** `gone`: the `$ref`s of the components the version lacks. */
+function versionNode(n: Json, v: ContractVersion, gone: ReadonlySet<string>): Json | undefined {
+  if (Array.isArray(n)) return n.map((x) => versionNode(x, v, gone)).filter((x): x is Json => x !== undefined)
   if (!isNode(n)) return n
+  if (absent(n, v) || (typeof n.$ref === 'string' && gone.has(n.$ref))) return undefined
   const since = n[SINCE]
-  if (typeof since === 'string' && !reaches(v, since as ContractVersion)) return undefined
   const out: Node = {}
   for (const [k, x] of Object.entries(n)) {
     if (VERSION_KEYWORDS.includes(k)) continue
-    const y = versionNode(x as Json, v)
+    const y = versionNode(x as Json, v, gone)
     if (y !== undefined) out[k] = y
   }
   if (n[CONTRACT_VERSION_KEYWORD] === true) out.enum = [v]
@@ -69,5 +74,8 @@ function versionNode(n: Json, v: ContractVersion): Json | undefined {
 
 /** A schema or an OpenAPI document as contract version `v` has it, without any marker. */
 export function forVersion<T>(schema: T, v: ContractVersion): T {
-  return versionNode(plain(schema), v) as T
+  const json = plain(schema)
+  const components = isNode(json) && isNode(json.components) && isNode(json.components.schemas) ? json.components.schemas : {}
+  const gone = new Set(Object.keys(components).flatMap((k) => (isNode(components[k]) && absent(components[k] as Node, v) ? [`#/components/schemas/${k}`] : [])))
+  return versionNode(json, v, gone) as T
 }

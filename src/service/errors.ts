@@ -1,3 +1,4 @@
+import { CONTRACT_VERSIONS, SEED_VERSION } from '../model/versions.js'
 import type { StoreError, StoreFailure } from '../store/errors.js'
 
 /**
@@ -34,7 +35,7 @@ export const ERROR_CODES = {
     status: 400,
     title: 'Unsupported Service-Version',
     retryable: false,
-    guidance: 'The Service-Version header names a contract this service does not serve. Send `2026-08-26` or omit the header; the service never falls back silently.'
+    guidance: `The Service-Version header names a contract this service does not serve. Send ${CONTRACT_VERSIONS.map((v) => `\`${v}\``).join(' or ')}, or omit the header for ${SEED_VERSION}; the service never falls back silently.`
   },
   UNKNOWN_CORPUS_RELEASE: {
     status: 400,

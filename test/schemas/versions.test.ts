@@ -37,6 +37,17 @@ describe('forVersion: one schema, each contract version its form', () => {
     for (const v of [SEED, LATER]) expect(JSON.stringify(forVersion(schema, v))).not.toMatch(/x-(since|required-since|contract-version)/)
   })
 
+  it('drops a named schema a later version adds, and the references to it, from an earlier document', () => {
+    const doc = {
+      components: { schemas: { A: { type: 'string' }, B: { type: 'integer', [SINCE]: LATER } } },
+      paths: { '/x': { get: { responses: { 200: { content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }] } } } } } } } }
+    }
+    const seed = forVersion(doc, SEED)
+    expect(Object.keys(seed.components.schemas)).toEqual(['A'])
+    expect(seed.paths['/x'].get.responses[200].content['application/json'].schema.anyOf).toEqual([{ $ref: '#/components/schemas/A' }])
+    expect(forVersion(doc, LATER).paths['/x'].get.responses[200].content['application/json'].schema.anyOf).toHaveLength(2)
+  })
+
   it('gives the seed form of the real schemas: four topics, the seed members', () => {
     expect((forVersion(ContextParams, SEED) as any).properties.topic.enum).toEqual(['registers', 'pins', 'electrical', 'errata'])
     const cov = forVersion(CoverageResponse, SEED) as any
