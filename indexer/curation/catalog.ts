@@ -364,5 +364,5 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
   })
   entities.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return { catalog: { entities, targets: input.targets, gaps: curation.gaps }, notes }
+  return { catalog: { entities, targets: input.targets, gaps: curation.gaps, ...(curation.crossCheck.length ? { crossCheck: curation.crossCheck } : {}) }, notes }
 }

@@ -181,6 +181,7 @@ export const ErratumValue = Type.Union([NordicErratumValue, McuxErratumValue], {
 const factProps = {
   id: Type.String({ description: 'Stable across releases for the same target, topic, name and package.' }),
   name: Type.String({ description: 'Filterable name: `GPIOA.MODER.MODER0`, `PA9`, `supply.vdd.min`, `errata.109`.' }),
+  aliases: Type.Optional(Type.Array(Type.String(), { description: 'Names a checked source gives the same fact (interrupts matched by vector number: `DMA1_Channel1` for `DMA1_CH1`); its evidence is in `evidence`.' })),
   scope: FactScope,
   evidence: Type.Array(Evidence, { minItems: 1 }),
   agreement: Type.Optional(
@@ -188,7 +189,7 @@ const factProps = {
   )
 }
 const fact = <T extends string, V extends Parameters<typeof Type.Object>[0][string]>(id: string, topic: T, value: V, description: string) =>
-  Type.Object({ id: factProps.id, topic: Type.Literal(topic), name: factProps.name, value, scope: factProps.scope, evidence: factProps.evidence, agreement: factProps.agreement }, { ...closed, $id: id, description })
+  Type.Object({ id: factProps.id, topic: Type.Literal(topic), name: factProps.name, aliases: factProps.aliases, value, scope: factProps.scope, evidence: factProps.evidence, agreement: factProps.agreement }, { ...closed, $id: id, description })
 
 export const RegisterFact = fact('RegisterFact', 'registers', Type.Union([PeripheralValue, RegisterValue, FieldValue]), 'A registers fact: a peripheral, a register or a bit field.')
 export const PinFact = fact('PinFact', 'pins', PinValue, 'A pins fact.')

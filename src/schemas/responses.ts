@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import {
+  ContextCrossCheck,
   Candidate,
   CatalogHit,
   MatchKind,
@@ -263,6 +264,7 @@ export const ContextResponse = Type.Object(
     status: status(['ok', 'ambiguous', 'not_covered', 'source_failed', 'not_found'], 'Only `ok` returns facts; otherwise `facts` is empty and candidates, reason, failures or suggestions say why.'),
     resolvedPart: Type.Optional(Type.Object({ name: Type.String(), kind: StringEnum(['selector-part', 'refname', 'device']) }, closed)),
     target: Type.Union([ContextTarget, Type.Null()]),
+    crossCheck: Type.Optional(ContextCrossCheck),
     filters: ContextFilters,
     facts: Type.Array(Fact),
     page: Page,
