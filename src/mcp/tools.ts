@@ -18,11 +18,12 @@ import {
   SourcesResponse
 } from '../schemas/responses.js'
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../schemas/compare.js'
+import { DiscrepanciesParams, DiscrepanciesResponse } from '../schemas/discrepancies.js'
 import { compareOf } from '../service/compare.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { toolResult, withinBudget, type ToolResult } from './budget.js'
-import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
+import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderDiscrepancies, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
 
 type Obj = Record<string, unknown>
 
@@ -114,6 +115,16 @@ export const TOOLS: readonly ToolDef[] = [
     output: outline(CoverageResponse),
     run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey),
     render: renderCoverage
+  }),
+  tool({
+    name: 'list_discrepancies',
+    title: 'Where the sources of a part disagree',
+    description:
+      'For a part whose interrupts or memory several sources give: which source is served, which are checked against it, and every disagreement with both values and evidences. Call it before trusting a value a datasheet contradicts.',
+    input: DiscrepanciesParams,
+    output: outline(DiscrepanciesResponse),
+    run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),
+    render: renderDiscrepancies
   }),
   tool({
     name: 'get_sources',

@@ -4,10 +4,11 @@ import { TOPICS, type Topic } from '../model/fact.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { queryTerms } from '../model/text.js'
 import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
+import type { DiscrepanciesParams } from '../schemas/discrepancies.js'
 import type { ContextResponse } from '../schemas/responses.js'
 import type { FactQuery, FactRow, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
-import { TARGET_FACTS_MAX, crossCheck, crossCheckedRow, planCrossCheck, type CrossCheckResult, type CrossPlan } from './cross-check.js'
+import { TARGET_FACTS_MAX, crossCheck, crossCheckedRow, planCrossCheck, type CrossCheckResult, type CrossPlan, type Discrepancy } from './cross-check.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
 import { SourceChecks } from './source-check.js'
@@ -452,6 +453,46 @@ export class HardwareFacts {
       topics: byTopic,
       sources: await this.sourcesOf(store, r.targetKeys),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
+    }
+  }
+
+  async discrepancies(p: DiscrepanciesParams, reader?: ReleaseReader | null) {
+    return this.discrepanciesOn(await this.store(p.corpus_release, reader), p)
+  }
+
+  /** A part's disagreements between the sources of its cross-checked topics, paged. */
+  async discrepanciesOn(store: ReleaseStore, p: DiscrepanciesParams) {
+    const ix = this.index(store)
+    const { key, matches } = ix.match(p.part)
+    const entities = matches.map((m) => m.entity)
+    const topics = p.topic ? [p.topic] : (ix.catalog.crossCheck ?? []).map((r) => r.topic)
+    const checked: Array<Record<string, unknown>> = []
+    const found: Discrepancy[] = []
+    const notes: string[] = []
+    for (const topic of matches.length === 1 ? topics : []) {
+      const { res, plan } = this.topicResolution(ix, entities, topic, DEFAULT_CANDIDATES)
+      if (!plan?.checked.length) {
+        notes.push(`${topic}: ${res.status === 'resolved' ? `one source (${res.target.key}), nothing to check it against` : res.status === 'ambiguous' ? 'several targets match, none is picked: name a full selector part' : `not covered (${res.reason})`}.`)
+        continue
+      }
+      const cross = await this.crossChecked(store, topic, plan)
+      checked.push({ topic, target: plan.served.target.key, ...crossCheckRef(plan, topic), agree: cross.agree, disagree: cross.disagree, onlyChecked: Object.fromEntries(Object.entries(cross.onlyChecked).map(([k, v]) => [k, v.length])) })
+      found.push(...cross.discrepancies)
+    }
+    if (matches.length > 1) notes.push('Several parts match: name one (resolve it first).')
+    const limit = p.limit ?? DEFAULT_LIMIT
+    const { items, page } = this.cursors.listPage(found, limit, store.manifest.id, CursorCodec.bind(['discrepancies', key, p.topic]), p.cursor)
+    return {
+      release: store.manifest.id,
+      part: p.part,
+      status: matches.length === 0 ? 'not_found' : matches.length === 1 ? 'resolved' : 'ambiguous',
+      ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
+      checked,
+      discrepancies: items,
+      count: found.length,
+      page,
+      notes,
+      ...(matches.length === 0 ? { suggestions: ix.suggestions(key) } : {})
     }
   }
 
