@@ -120,7 +120,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'list_discrepancies',
     title: 'Where the sources of a part disagree',
     description:
-      'For a part whose interrupts or memory several sources give: which source is served, which are checked against it, and every disagreement with both values and evidences. Call it before trusting a value a datasheet contradicts.',
+      'Where sources of a part disagree (interrupts, memory): the served and checked sources, and each disagreement with both values and evidence.',
     input: DiscrepanciesParams,
     output: outline(DiscrepanciesResponse),
     run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),

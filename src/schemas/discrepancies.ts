@@ -15,9 +15,9 @@ const closed = { additionalProperties: false } as const
 export const DiscrepanciesParams = Type.Object(
   {
     part: Type.String({ minLength: 2, maxLength: 128, description: 'Part identifier (resolve it first).' }),
-    topic: Type.Optional(StringEnum([...ALL_TOPICS], { description: 'Only this topic; every cross-checked topic when absent.' })),
+    topic: Type.Optional(StringEnum([...ALL_TOPICS], { description: 'Only this topic (default: all).' })),
     corpus_release: Type.Optional(CorpusRelease),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Discrepancies per page.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 20 })),
     cursor: Type.Optional(Cursor)
   },
   { additionalProperties: false }
