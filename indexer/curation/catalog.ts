@@ -166,12 +166,19 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
   }
 
-  /** The most specific SVDs whose device name covers a part name (fewest wildcards); equally specific ones are all kept. */
+  /**
+   * The most specific SVDs whose device name covers a part name (fewest wildcards); equally specific
+   * ones are all kept. A part named for one core (`STM32WL55JC_CM4`) is not covered by another
+   * core's SVD.
+   */
   function coverBySvd(d: Draft, partName: string): DocumentTarget[] {
     let best = Infinity
     let chosen: DocumentTarget[] = []
+    const core = coreOf(partName)?.core.toLowerCase()
     for (const t of svds) {
       if (!svdEntity.has(t.key)) continue
+      const other = coreOf(t.device)?.core.toLowerCase()
+      if (core && other && other !== core) continue
       const w = svdCovers(t.device, partName)
       if (w < 0 || w > best) continue
       if (w < best) chosen = []
