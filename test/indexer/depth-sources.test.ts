@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
-import { isMap, isSeq, parseDocument, type YAMLMap } from 'yaml'
+import { probeRsMap as probeRsMapOf } from '../helpers/probe-rs-map.js'
 import { modmAdapter } from '../../indexer/sources/modm.js'
 import { probeRsAdapter } from '../../indexer/sources/probe-rs.js'
 import { stm32DataAdapter } from '../../indexer/sources/stm32-data.js'
@@ -180,18 +180,7 @@ describe.skipIf(!haveWorld)('stm32-data: a chip of two flash layouts (STM32F427A
   })
 })
 
-/** A probe-rs variant's memory map as the yaml package reads it: tag, range, name, alias. */
-function probeRsMap(path: string, variant: string): { tag: string; start: number; end: number; name?: string; alias: boolean }[] {
-  const doc = parseDocument(raw(path), { logLevel: 'silent' })
-  const v = (doc.get('variants') as { items: YAMLMap[] }).items.find((x) => x.get('name') === variant)!
-  const map = v.get('memory_map', true)
-  if (!isSeq(map)) throw new Error('no memory map')
-  return map.items.map((r) => {
-    if (!isMap(r)) throw new Error('region is no map')
-    const range = r.get('range') as YAMLMap
-    return { tag: r.tag!, start: range.get('start') as number, end: range.get('end') as number, ...(r.get('name') ? { name: r.get('name') as string } : {}), alias: r.get('is_alias') === true }
-  })
-}
+const probeRsMap = (path: string, variant: string) => probeRsMapOf(join(WORLD, path), variant)
 
 describe.skipIf(!haveWorld)('probe-rs: memory per variant', () => {
   const path = 'targets/probe-rs/nRF52_Series.yaml'
