@@ -41,8 +41,8 @@ export interface Discrepancy {
 
 /** What a cross-check found over a whole topic of the served target. */
 export interface CrossCheckResult {
-  /** Rows of the served target whose answer differs from the stored one, by fact id. */
-  rows: Map<string, { body: string; tokens: number }>
+  /** Rows of the served target whose answer differs from the stored one, by the row's `ord`. */
+  rows: Map<number, { body: string; tokens: number }>
   agree: number
   disagree: number
   /** Facts of a checked target matched by none served, by target key: names only. */
@@ -88,18 +88,20 @@ export function planCrossCheck(choices: TargetChoice[], order: readonly string[]
  */
 export const TARGET_FACTS_MAX = 10_000
 
-async function factsOf(store: ReleaseStore, target: string, topic: Topic): Promise<StoredFact[]> {
+/** A target's facts of a topic, and the row position each is stored at, by fact id. */
+async function factsOf(store: ReleaseStore, target: string, topic: Topic): Promise<{ facts: StoredFact[]; ords: Map<string, number> }> {
   const rows = await store.queryFacts({ target, topic, names: [], prefixes: [], terms: [], limit: TARGET_FACTS_MAX })
-  return rows.map((r) => JSON.parse(r.body) as StoredFact)
+  const facts = rows.map((r) => JSON.parse(r.body) as StoredFact)
+  return { facts, ords: new Map(facts.map((f, i) => [f.id, rows[i]!.ord])) }
 }
 
 /** Reads the plan's targets and matches their facts. Deterministic: rows in stored order. */
 export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossPlan): Promise<CrossCheckResult> {
-  const served = await factsOf(store, plan.served.target.key, topic)
+  const { facts: served, ords } = await factsOf(store, plan.served.target.key, topic)
   const out: CrossCheckResult = { rows: new Map(), agree: 0, disagree: 0, onlyChecked: {}, discrepancies: [] }
   const merged = new Map<string, { fact: StoredFact; disagree: StoredFact[] }>()
   for (const c of plan.checked) {
-    const checked = await factsOf(store, c.target.key, topic)
+    const { facts: checked } = await factsOf(store, c.target.key, topic)
     const { matches, unmatched } = (MATCHERS[topic] ?? byName)(served, checked)
     if (unmatched.length) out.onlyChecked[c.target.key] = unmatched.map((f) => f.name)
     for (const m of matches) {
@@ -126,7 +128,7 @@ export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossP
       out.disagree++
     } else out.agree++
     const body = [fact, ...disagree].map(serialize).join(',')
-    out.rows.set(fact.id, { body, tokens: countTokens(body) })
+    out.rows.set(ords.get(fact.id)!, { body, tokens: countTokens(body) })
   }
   for (const d of out.discrepancies) d.facts[0] = merged.get(d.facts[0].id)!.fact
   return out
@@ -138,11 +140,10 @@ function serialize(f: StoredFact): string {
   return JSON.stringify({ id, topic, name, ...(aliases ? { aliases } : {}), value, scope, evidence, ...(agreement ? { agreement } : {}) })
 }
 
-/** The served target's rows as the cross-check answers them. */
+/** A served target's row as the cross-check answers it (its body, when the store read it, and tokens). */
 export function crossCheckedRow(r: FactRow, result: CrossCheckResult): FactRow {
-  const id = /^\{"id":"([^"]+)"/.exec(r.body)?.[1]
-  const m = id === undefined ? undefined : result.rows.get(id)
-  return m ? { ...r, body: m.body, tokens: m.tokens } : r
+  const m = result.rows.get(r.ord)
+  return m ? { ...r, body: r.body === '' ? '' : m.body, tokens: m.tokens } : r
 }
 
 type Matcher = (served: StoredFact[], checked: StoredFact[]) => { matches: Match[]; unmatched: StoredFact[] }

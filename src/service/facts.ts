@@ -8,7 +8,7 @@ import type { DiscrepanciesParams } from '../schemas/discrepancies.js'
 import type { ContextResponse } from '../schemas/responses.js'
 import type { FactQuery, FactRow, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
-import { TARGET_FACTS_MAX, crossCheck, crossCheckedRow, planCrossCheck, type CrossCheckResult, type CrossPlan, type Discrepancy } from './cross-check.js'
+import { crossCheck, crossCheckedRow, planCrossCheck, type CrossCheckResult, type CrossPlan, type Discrepancy } from './cross-check.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
 import { SourceChecks } from './source-check.js'
@@ -692,12 +692,13 @@ export class HardwareFacts {
 }
 
 /**
- * A page of a cross-checked target: every row after the cursor as the cross-check answers it (the
- * checked sources' evidence and agreement change a row's body and tokens), then the budget's fit.
+ * A page of a cross-checked target: the checked sources' evidence and agreement change some rows'
+ * bodies and tokens, so the budget fits the rows as the cross-check answers them, and the store
+ * still reads only the bodies kept.
  */
 async function crossCheckedPage(store: ReleaseStore, q: FactQuery, cross: CrossCheckResult, fit: (rows: readonly FactRow[]) => number): Promise<FactRow[]> {
-  const rows = (await store.queryFacts({ ...q, limit: TARGET_FACTS_MAX })).map((r) => crossCheckedRow(r, cross))
-  return rows.slice(0, fit(rows.slice(0, q.limit)))
+  const rows = await store.queryFacts(q, (page) => fit(page.map((r) => crossCheckedRow(r, cross))))
+  return rows.map((r) => crossCheckedRow(r, cross))
 }
 
 type ContextFilters = ContextResponse['filters']
