@@ -86,12 +86,13 @@ export const CrossCheckRef = Type.Object(crossCheckMembers, { ...closed, $id: 'C
 /** A context answer's cross-check: the sources, and what matching the whole topic found. */
 export const ContextCrossCheck = Type.Object(
   {
-    ...crossCheckMembers,
+    checked: Type.Array(Type.Object({ key: Type.String(), source: SourceRef }, closed), { description: 'The other sources of this topic for the part, checked against the served one.' }),
+    unchecked: crossCheckMembers.unchecked,
     agree: Type.Integer({ minimum: 0, description: 'Served facts every checked source agrees with (over the whole topic, not this page).' }),
     disagree: Type.Integer({ minimum: 0, description: 'Served facts a checked source gives another value: each source\'s value is a fact of its own, `agreement: "disagree"` (see /v1/discrepancies).' }),
     onlyChecked: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Per checked target, how many of its facts match none served (an SVD of a whole line lists interrupts a chip lacks).' })
   },
-  { ...closed, $id: 'ContextCrossCheck', description: 'Several kinds of source give this topic for the part: the served one (`target`), the ones checked against it, and what the check found.' }
+  { ...closed, $id: 'ContextCrossCheck', description: 'Several kinds of source give this topic for the part: the ones checked against the served one (`target`), and what the check found; why that one is served: resolve or coverage (`crossCheck.reason`).' }
 )
 const crossCheck = Type.Optional(CrossCheckRef)
 

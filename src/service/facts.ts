@@ -84,6 +84,13 @@ function crossCheckRef(plan: CrossPlan, topic: Topic) {
   }
 }
 
+/** What a cross-check found over the whole topic: facts agreeing, disagreeing, and per checked target those matching none served. */
+const crossCounts = (cross: CrossCheckResult) => ({
+  agree: cross.agree,
+  disagree: cross.disagree,
+  onlyChecked: Object.fromEntries(Object.entries(cross.onlyChecked).map(([k, v]) => [k, v.length]))
+})
+
 export type TopicResolution =
   | { status: 'resolved'; target: ReturnType<typeof targetRef>; crossCheck?: ReturnType<typeof crossCheckRef> }
   | { status: 'ambiguous'; candidates: Array<ReturnType<typeof targetRef>>; candidateCount: number; hint: string }
@@ -476,7 +483,7 @@ export class HardwareFacts {
         continue
       }
       const cross = await this.crossChecked(store, topic, plan)
-      checked.push({ topic, target: plan.served.target.key, ...crossCheckRef(plan, topic), agree: cross.agree, disagree: cross.disagree, onlyChecked: Object.fromEntries(Object.entries(cross.onlyChecked).map(([k, v]) => [k, v.length])) })
+      checked.push({ topic, target: plan.served.target.key, ...crossCheckRef(plan, topic), ...crossCounts(cross) })
       found.push(...cross.discrepancies)
     }
     if (matches.length > 1) notes.push('Several parts match: name one (resolve it first).')
@@ -579,7 +586,8 @@ export class HardwareFacts {
       ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
       // Compact: the envelope's tokens come out of the client's max_tokens budget.
       target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
-      ...(plan && cross ? { crossCheck: { ...crossCheckRef(plan, p.topic), agree: cross.agree, disagree: cross.disagree, onlyChecked: Object.fromEntries(Object.entries(cross.onlyChecked).map(([k, v]) => [k, v.length])) } } : {}),
+      // Compact, as `target`: the rule's reason is in resolve and coverage.
+      ...(plan && cross ? { crossCheck: { checked: plan.checked.map((c) => ({ key: c.target.key, source: { path: c.target.sourcePath, sha256: c.target.sourceSha256 } })), ...(plan.unchecked.length ? { unchecked: plan.unchecked } : {}), ...crossCounts(cross) } } : {}),
       filters: filters as ContextFilters
     }
     const env = new Envelope(head, notes, maxTokens)
