@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
 import { benchCompare } from './compare.js'
+import { benchDepth } from './depth.js'
 import { benchHttp } from './http.js'
 import { baseline } from './baseline.js'
 import { benchIndexing, hwfacts, indexRun } from './indexing.js'
@@ -14,7 +15,7 @@ import { benchEngine } from './engine.js'
 import { benchServe } from './serve.js'
 
 /**
- * `npm run bench [-- --only indexing,serve,http,mix,mcp,engine,compare] [--data-dir D] [--wide-data-dir W]
+ * `npm run bench [-- --only indexing,serve,http,mix,mcp,engine,compare,depth] [--data-dir D] [--wide-data-dir W]
  * [--baseline REV] [--rounds N] [--digests-out F] [--digests-check F]`: every figure of one run, on
  * this machine. Indexing covers `../shared/corpus` and the wide corpus (unpacked into
  * .cache/corpus-wide when missing); `serve` compares the service on both releases; `mix` loads
@@ -23,7 +24,7 @@ import { benchServe } from './serve.js'
  * `--wide-data-dir` likewise for the wide release, indexed into W first when W has none.
  */
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mix', 'mcp', 'engine', 'compare']
+const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mix', 'mcp', 'engine', 'compare', 'depth']
 const ROOT = resolve(import.meta.dirname, '..')
 const corpus = resolve(ROOT, '..', 'shared', 'corpus')
 const given = only.includes('indexing') ? undefined : arg('--data-dir')
@@ -36,12 +37,12 @@ const print = (name: string, v: unknown) => {
   process.stdout.write(`${name}: ${JSON.stringify(v, null, 2)}\n`)
 }
 
-/** The wide corpus, unpacked from ../shared once. */
-function wideCorpus(): string {
-  const dir = join(ROOT, '.cache', 'corpus-wide')
+/** A shared corpus (`corpus-wide`, or `corpus-world`: the depth topics' sources are only there), unpacked from ../shared once. */
+function sharedCorpus(name: 'corpus-wide' | 'corpus-world'): string {
+  const dir = join(ROOT, '.cache', name)
   if (!existsSync(join(dir, 'sources.json'))) {
     mkdirSync(join(ROOT, '.cache'), { recursive: true })
-    execFileSync('tar', ['-xJf', resolve(ROOT, '..', 'shared', 'corpus-wide.tar.xz'), '-C', join(ROOT, '.cache')])
+    execFileSync('tar', ['-xJf', resolve(ROOT, '..', 'shared', `${name}.tar.xz`), '-C', join(ROOT, '.cache')])
   }
   return dir
 }
@@ -58,14 +59,14 @@ try {
     // Into a fresh dir: a given one's parse cache would make the measurement a re-index.
     const into = wideGiven ? mkdtempSync(join(tmpdir(), 'hwfacts-bench-wide-')) : wideDir
     try {
-      const wide = await benchIndexing(wideCorpus(), into)
+      const wide = await benchIndexing(sharedCorpus('corpus-wide'), into)
       print('indexing (wide)', wide)
       if (into === wideDir) new DataDir(wideDir).promote(wide.full.id)
     } finally {
       if (into !== wideDir) rmSync(into, { recursive: true, force: true })
     }
   }
-  if (wantsWide && new DataDir(wideDir).promotedId() === undefined) new DataDir(wideDir).promote((await indexRun(wideCorpus(), wideDir)).id)
+  if (wantsWide && new DataDir(wideDir).promotedId() === undefined) new DataDir(wideDir).promote((await indexRun(sharedCorpus('corpus-wide'), wideDir)).id)
   if (only.includes('serve')) print('serve (core vs wide)', await benchServe({ core: dataDir, wide: wideDir }))
   if (only.includes('http')) print('http', await benchHttp(dataDir))
   if (only.includes('mix')) {
@@ -85,6 +86,7 @@ try {
   }
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
   if (only.includes('compare')) print('compare', await benchCompare(dataDir))
+  if (only.includes('depth')) print('depth', await benchDepth(sharedCorpus('corpus-world')))
   if (only.includes('engine')) {
     const engines = [
       ['elasticsearch', process.env.ELASTICSEARCH_URL],

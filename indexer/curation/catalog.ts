@@ -32,6 +32,13 @@ interface Draft {
   vendorRule?: Vendor
 }
 
+/**
+ * An SVD's interrupts come with its register map: wherever a rule (or curation entry) gives a part
+ * an SVD's `registers`, it gives the SVD's `interrupts` too.
+ */
+const ALONG_WITH_REGISTERS: readonly Topic[] = ['registers', 'interrupts']
+const alongWith = (topic: Topic): readonly Topic[] => (topic === 'registers' ? ALONG_WITH_REGISTERS : [topic])
+
 /** `STM32L4x6*`-style pattern (only a trailing `*`) over normalized keys. */
 function matchesPattern(pattern: string, name: string): boolean {
   const key = normalizeKey(name)
@@ -64,6 +71,11 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     const set = d.targets.get(topic) ?? new Set<string>()
     set.add(key)
     d.targets.set(topic, set)
+  }
+  /** An SVD's register map, with the other topics it gives along with it (see alongWith). */
+  const addRegisterMap = (d: Draft, key: string) => {
+    const topics = byKey.get(key)?.topics
+    for (const topic of ALONG_WITH_REGISTERS) if (topic === 'registers' || topics?.includes(topic)) addTarget(d, topic, key)
   }
 
   /** Build variants (`AA` of `NRF52840_XXAA`) of the errata targets a part has. */
@@ -133,7 +145,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       if (pn.flashKb !== undefined) d.attrs.flashKb ??= pn.flashKb
       if (pn.ramKb !== undefined) d.attrs.ramKb ??= pn.ramKb
       if (pn.packages?.length === 1 && d.kind === 'selector-part') d.attrs.package ??= pn.packages[0]
-      if (pn.target && byKey.has(pn.target)) for (const topic of byKey.get(pn.target)!.topics) addTarget(d, topic, pn.target)
+      for (const key of pn.targets ?? []) for (const topic of byKey.get(key)?.topics ?? []) addTarget(d, topic, key)
       if (pn.device) {
         const ts = devices.get(normalizeKey(pn.device)) ?? []
         for (const t of ts) for (const topic of t.topics) if (!t.failure) addTarget(d, topic, t.key)
@@ -154,12 +166,19 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
   }
 
-  /** The most specific SVDs whose device name covers a part name (fewest wildcards); equally specific ones are all kept. */
+  /**
+   * The most specific SVDs whose device name covers a part name (fewest wildcards); equally specific
+   * ones are all kept. A part named for one core (`STM32WL55JC_CM4`) is not covered by another
+   * core's SVD.
+   */
   function coverBySvd(d: Draft, partName: string): DocumentTarget[] {
     let best = Infinity
     let chosen: DocumentTarget[] = []
+    const core = coreOf(partName)?.core.toLowerCase()
     for (const t of svds) {
       if (!svdEntity.has(t.key)) continue
+      const other = coreOf(t.device)?.core.toLowerCase()
+      if (core && other && other !== core) continue
       const w = svdCovers(t.device, partName)
       if (w < 0 || w > best) continue
       if (w < best) chosen = []
@@ -167,7 +186,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       chosen.push(t)
     }
     for (const t of chosen) {
-      addTarget(d, 'registers', t.key)
+      addRegisterMap(d, t.key)
       d.reasons.push(SVD_COVERS_REASON(t.device, partName, d.attrs.line, best) + (chosen.length > 1 ? ` (as do ${chosen.filter((c) => c !== t).map((c) => c.device).join(', ')}: the topic is ambiguous)` : ''))
       svdEntity.get(t.key)!.members.add(d.name)
     }
@@ -225,7 +244,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
         (name !== t.device && /_v[0-9]+$/.test(t.device) ? `: ${t.device} without its file version` : '') +
         (series ? `: named like its series, it is the register map the publisher gives for the series ${t.identity!.series}` : '')
     )
-    addTarget(d, 'registers', t.key)
+    addRegisterMap(d, t.key)
     d.attrs.vendor ??= vendor?.name ?? t.identity?.vendor
     d.vendorRule ??= vendor
     if (t.identity?.cpu) d.attrs.core ??= t.identity.cpu
@@ -239,7 +258,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     const chosen = coverBySvd(d, p.name)
     if (chosen.length === 0) uncovered.push(p)
     const ref = drafts.get(normalizeKey(p.refName))
-    if (ref && ref !== d) for (const t of chosen) addTarget(ref, 'registers', t.key)
+    if (ref && ref !== d) for (const t of chosen) addRegisterMap(ref, t.key)
   }
   // A part no SVD names takes the register map of its product line's other parts, when they all
   // have the same one (ST's STM32F107 SVD for the STM32F105/107 line), and says whose it is.
@@ -257,10 +276,10 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     const key = [...keys][0]!
     const t = byKey.get(key)!
     const d = drafts.get(normalizeKey(p.name))!
-    addTarget(d, 'registers', key)
+    addRegisterMap(d, key)
     d.reasons.push(`no SVD device name covers ${p.name}; SVD device ${t.device} (${t.sourcePath}) is the register map of every other part of its product line ${p.line} (ST's pin data), so it is this part's: a sibling's register map`)
     const ref = drafts.get(normalizeKey(p.refName))
-    if (ref && ref !== d) addTarget(ref, 'registers', key)
+    if (ref && ref !== d) addRegisterMap(ref, key)
   }
 
   // Errata: each model of the MDK headers by its name, its build variants as other names.
@@ -303,13 +322,14 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
 
   // Curation: aliases first (they may create parts), then overrides.
   for (const a of curation.aliases) {
-    const ts = (devices.get(normalizeKey(a.device)) ?? []).filter((t) => !a.topics || t.topics.some((x) => a.topics!.includes(x)))
+    const topics = a.topics?.flatMap(alongWith)
+    const ts = (devices.get(normalizeKey(a.device)) ?? []).filter((t) => !topics || t.topics.some((x) => topics.includes(x)))
     if (ts.length === 0) {
       notes.push(`curation alias ${a.name}: no target of device ${a.device} is in this release`)
       continue
     }
     const d = entity(a.name, 'device', `curation: ${a.reason}`)
-    for (const t of ts) for (const topic of t.topics) if (!a.topics || a.topics.includes(topic)) addTarget(d, topic, t.key)
+    for (const t of ts) for (const topic of t.topics) if (!topics || topics.includes(topic)) addTarget(d, topic, t.key)
     d.vendorRule ??= vendorOf(ts[0]!)
     setOrdering(d)
   }
@@ -323,8 +343,11 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     for (const d of drafts.values()) {
       if (!matchesPattern(o.match, d.name)) continue
       hit++
-      if (ts.length === 0) d.targets.delete(o.topic)
-      else d.targets.set(o.topic, new Set(ts.map((t) => t.key)))
+      for (const topic of alongWith(o.topic)) {
+        const keys = ts.filter((t) => t.topics.includes(topic)).map((t) => t.key)
+        if (keys.length === 0) d.targets.delete(topic)
+        else d.targets.set(topic, new Set(keys))
+      }
       d.reasons.push(`curation (${o.topic}): ${o.reason}`)
     }
     if (hit === 0) notes.push(`curation override ${o.match}: matches no part in this release`)
@@ -364,5 +387,5 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
   })
   entities.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return { catalog: { entities, targets: input.targets, gaps: curation.gaps }, notes }
+  return { catalog: { entities, targets: input.targets, gaps: curation.gaps, ...(curation.crossCheck.length ? { crossCheck: curation.crossCheck } : {}) }, notes }
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { TOPICS, type ParseProblem, type Topic } from '../../src/model/fact.js'
+import { ALL_TOPICS, type ParseProblem, type Topic } from '../../src/model/fact.js'
 
 /**
  * Curation: what no rule derives from the sources, as data read at index time. Optional: a
@@ -14,6 +14,9 @@ import { TOPICS, type ParseProblem, type Topic } from '../../src/model/fact.js'
  * - `acknowledged`: a known defect of one source (file, optionally line) that the reader already
  *   handles by leaving the bad value out: the problem it reports becomes a coverage note, with this
  *   reason, instead of making the release partial. A problem it does not match stays a problem.
+ * - `crossCheck`: for a topic several kinds of source give (an stm32-data chip file and an SVD
+ *   both list interrupts), which kind's facts a part is served (the first in `order` it has) and
+ *   which are checked against them; the reason is served with every cross-checked answer.
  * Patterns are names with an optional trailing `*`, compared case- and punctuation-insensitively.
  */
 export interface Curation {
@@ -21,6 +24,15 @@ export interface Curation {
   overrides: Array<{ match: string; topic: Topic; device: string | null; reason: string }>
   gaps: Array<{ match: string; topic: Topic; reason: string }>
   acknowledged: Array<{ file: string; line?: number; reason: string }>
+  crossCheck: CrossCheckRule[]
+}
+
+/** Which source kind serves a topic where several do, the others checked against it. */
+export interface CrossCheckRule {
+  topic: Topic
+  /** Source kinds (inventory `kind`), the one served first. */
+  order: string[]
+  reason: string
 }
 
 export const CURATION_FORMAT = 'hwfacts-curation/2'
@@ -36,7 +48,7 @@ export class CurationError extends Error {
   }
 }
 
-export const EMPTY_CURATION: Curation = { aliases: [], overrides: [], gaps: [], acknowledged: [] }
+export const EMPTY_CURATION: Curation = { aliases: [], overrides: [], gaps: [], acknowledged: [], crossCheck: [] }
 
 /**
  * The curation of a build: `path` if given, else `curation.json` beside the inventory, else none.
@@ -61,7 +73,7 @@ export function loadCuration(inventory: string, path?: string): { curation: Cura
   return { curation: validateCuration(doc, file), raw, file }
 }
 
-const isTopic = (t: unknown): t is Topic => typeof t === 'string' && (TOPICS as readonly string[]).includes(t)
+const isTopic = (t: unknown): t is Topic => typeof t === 'string' && (ALL_TOPICS as readonly string[]).includes(t)
 const nonEmpty = (s: unknown): s is string => typeof s === 'string' && s.trim() !== ''
 const PATTERN = /^[^*]+\*?$/
 
@@ -71,8 +83,8 @@ export function validateCuration(doc: unknown, file: string): Curation {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new CurationError(file, ['the file is not a JSON object'])
   const d = doc as Record<string, unknown>
   if (d.format !== CURATION_FORMAT) errors.push(`format: expected "${CURATION_FORMAT}", found ${JSON.stringify(d.format)}`)
-  const known = new Set(['format', 'note', 'aliases', 'overrides', 'gaps', 'acknowledged'])
-  for (const k of Object.keys(d)) if (!known.has(k)) errors.push(`${k}: unknown section (expected aliases, overrides, gaps, acknowledged)`)
+  const known = new Set(['format', 'note', 'aliases', 'overrides', 'gaps', 'acknowledged', 'crossCheck'])
+  for (const k of Object.keys(d)) if (!known.has(k)) errors.push(`${k}: unknown section (expected aliases, overrides, gaps, acknowledged, crossCheck)`)
   const section = (name: string): Record<string, unknown>[] => {
     const v = d[name]
     if (v === undefined) return []
@@ -100,11 +112,11 @@ export function validateCuration(doc: unknown, file: string): Curation {
   const reason = (v: unknown) => (nonEmpty(v) ? undefined : 'must say why (a non-empty string)')
   const name = (v: unknown) => (nonEmpty(v) ? undefined : 'must be a non-empty string')
   const pattern = (v: unknown) => (nonEmpty(v) && PATTERN.test(v) ? undefined : 'must be a name with at most a trailing *')
-  const topic = (v: unknown) => (isTopic(v) ? undefined : `must be one of ${TOPICS.join(', ')}`)
+  const topic = (v: unknown) => (isTopic(v) ? undefined : `must be one of ${ALL_TOPICS.join(', ')}`)
 
-  const out: Curation = { aliases: [], overrides: [], gaps: [], acknowledged: [] }
+  const out: Curation = { aliases: [], overrides: [], gaps: [], acknowledged: [], crossCheck: [] }
   section('aliases').forEach((e, i) => {
-    const topics = (v: unknown) => (v === undefined || (Array.isArray(v) && v.length > 0 && v.every(isTopic)) ? undefined : `must list topics (${TOPICS.join(', ')})`)
+    const topics = (v: unknown) => (v === undefined || (Array.isArray(v) && v.length > 0 && v.every(isTopic)) ? undefined : `must list topics (${ALL_TOPICS.join(', ')})`)
     if (check(`aliases[${i}]`, e, { name, device: name, topics, reason }))
       out.aliases.push({ name: e.name as string, device: e.device as string, ...(e.topics ? { topics: e.topics as Topic[] } : {}), reason: e.reason as string })
   })
@@ -120,6 +132,13 @@ export function validateCuration(doc: unknown, file: string): Curation {
     const line = (v: unknown) => (v === undefined || (Number.isInteger(v) && (v as number) > 0) ? undefined : 'must be a line number (an integer ≥ 1)')
     if (check(`acknowledged[${i}]`, e, { file: name, line, reason }))
       out.acknowledged.push({ file: e.file as string, ...(e.line !== undefined ? { line: e.line as number } : {}), reason: e.reason as string })
+  })
+  section('crossCheck').forEach((e, i) => {
+    const order = (v: unknown) => (Array.isArray(v) && v.length > 1 && v.every(nonEmpty) && new Set(v).size === v.length ? undefined : 'must list two or more distinct source kinds')
+    if (check(`crossCheck[${i}]`, e, { topic, order, reason })) {
+      if (out.crossCheck.some((r) => r.topic === e.topic)) errors.push(`crossCheck[${i}]: topic ${String(e.topic)} has a rule already`)
+      else out.crossCheck.push({ topic: e.topic as Topic, order: e.order as string[], reason: e.reason as string })
+    }
   })
   if (errors.length > 0) throw new CurationError(file, errors)
   return out

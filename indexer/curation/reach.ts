@@ -1,5 +1,5 @@
 import { basename } from 'node:path'
-import { TOPICS, type DocumentTarget, type ParseProblem, type Topic } from '../../src/model/fact.js'
+import { ALL_TOPICS, DEPTH_TOPICS, type DocumentTarget, type ParseProblem, type Topic } from '../../src/model/fact.js'
 import type { ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
 import type { SourceMeta } from '../../src/model/source.js'
 import { CatalogIndex } from '../../src/service/catalog-index.js'
@@ -52,10 +52,17 @@ export function catalogTargets(
   return out.concat(failed.sort((a, b) => (a.key < b.key ? -1 : 1)))
 }
 
+const DEPTH: ReadonlySet<Topic> = new Set(DEPTH_TOPICS)
+/** The source a target is from: its key's prefix (`svd`, `stm32-data`, `probe-rs`, `modm`). */
+const sourceOf = (key: string) => key.slice(0, key.indexOf(':'))
+
 /**
  * The reachability check over a derived catalog: every target that has facts must be what some
  * part name resolves to, for one of its topics, through the same lookups the service makes.
  * An unreachable target is a release problem: its facts would be in the release for no one.
+ * A depth topic (memory, interrupts, dma, clocks) is meant to come from several sources at once,
+ * each checked against the others: there a target is reached when it is its source's one target
+ * of the part for that topic.
  */
 export function checkReach(catalog: ReleaseCatalog): { problems: ParseProblem[]; reachable: number; total: number } {
   const ix = new CatalogIndex(catalog)
@@ -65,10 +72,13 @@ export function checkReach(catalog: ReleaseCatalog): { problems: ParseProblem[];
   for (const e of catalog.entities) {
     const { matches } = ix.match(e.name)
     if (matches.length !== 1 || matches[0]!.entity !== e) continue
-    for (const topic of TOPICS) {
+    for (const topic of ALL_TOPICS) {
       const { choices } = ix.choices([e], topic)
-      if (choices.length === 1) reached.add(choices[0]!.target.key)
-      else for (const c of choices) if (!ambiguousFrom.has(c.target.key)) ambiguousFrom.set(c.target.key, e.name)
+      for (const c of choices) {
+        const alone = DEPTH.has(topic) ? choices.every((o) => o === c || sourceOf(o.target.key) !== sourceOf(c.target.key)) : choices.length === 1
+        if (alone) reached.add(c.target.key)
+        else if (!ambiguousFrom.has(c.target.key)) ambiguousFrom.set(c.target.key, e.name)
+      }
     }
   }
   const problems: ParseProblem[] = []

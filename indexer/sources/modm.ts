@@ -1,12 +1,17 @@
 /**
  * modm-devices device files (kind `modm-device`) → part numbers: every identifier modm's own
  * rules give for a file (modm/identifiers.ts), with the package code and the flash and RAM
- * sizes of the `<memory>` elements that apply to it. No facts or targets yet.
+ * sizes of the `<memory>` elements that apply to it; and those `<memory>` elements as `memory`
+ * facts. The identifiers of one file differ in memory only by the elements' `device-*` filters:
+ * identifiers that see the same elements share one target (`modm:samd21:samd21e15a-au`, named
+ * by the file and the group's first identifier).
  */
-import type { ParseProblem, PartNumber } from '../../src/model/fact.js'
+import type { DocumentTarget, FactDraft, ParseProblem, PartNumber } from '../../src/model/fact.js'
 import { child, children, parseXml, XmlParseError, type XmlElement } from '../xml.js'
 import { filtersOf, format, matches, parseSchema, product, productSize, type Identifier, type Schema } from './modm/identifiers.js'
 import { concatResults, emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
+import { SourceLines } from './evidence.js'
+import { address, UniqueNames, type MemoryValue } from './memory.js'
 
 export const MODM_KIND = 'modm-device'
 
@@ -38,6 +43,12 @@ interface Memory {
   name: string
   /** Undefined when the file's size is not a byte count (stm32wl-e4_e5 has a negative one). */
   bytes: number | undefined
+  /** Undefined where the file gives no address (AVR files: program and data are address spaces of their own). */
+  start: number | undefined
+  access?: string
+  line: number
+  /** Element path for the locator: `/modm/device/driver[name=core]/memory[name=flash]`. */
+  path: string
   /** Its own `device-*` filters and its ancestors'. */
   filters: [string, string[]][]
 }
@@ -79,8 +90,9 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
     return result
   }
 
-  const memories = collectMemories(device, [], [], file, problems)
+  const memories = collectMemories(device, '/modm/device', [], [], file, problems)
   const ids = identifiers(device, schema, file, problems)
+  const targetOf = memoryTargets(artifact, ids.map(({ name, id }) => ({ name, seen: memories.filter((m) => matches(m.filters, id)) })), result)
   const parts: PartNumber[] = []
   for (const { name, id, line } of ids) {
     // nRF files write `xx` where the package code goes: a placeholder, not a package.
@@ -95,6 +107,7 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
       ...(pkg ? { packages: [pkg] } : {}),
       ...(flashKb !== undefined ? { flashKb } : {}),
       ...(ramKb !== undefined ? { ramKb } : {}),
+      ...(targetOf.has(name) ? { targets: [targetOf.get(name)!] } : {}),
       sourceSha256: artifact.sha256,
       sourcePath: file,
       line
@@ -102,6 +115,52 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
   }
   result.partNumbers = parts
   return result
+}
+
+/**
+ * Memory kinds by `<memory name>`: `flash` is flash; the RAM names (RAM above, main, coupled,
+ * domain and per-core SRAMs) and the backup SRAM (`backup`, `bkpsram`) and nRF52's `code_ram`
+ * (the code-bus address of its RAM) are RAM; EEPROM, the external flash window (`extflash`) and
+ * any name not known are other.
+ */
+function kindOf(name: string): MemoryValue['kind'] {
+  if (name === 'flash') return 'flash'
+  return RAM.test(name) || name === 'backup' || name === 'bkpsram' || name === 'code_ram' ? 'ram' : 'other'
+}
+
+/**
+ * One target per set of `<memory>` elements some identifiers see alike, with a fact per element
+ * that has an address and a byte size; returns each identifier's target. An element without
+ * either is no region a fact can state (no target when none is left).
+ */
+function memoryTargets(a: LoadedArtifact, ids: readonly { name: string; seen: readonly Memory[] }[], out: AdapterResult): Map<string, string> {
+  const stem = a.path.replace(/^.*\//, '').replace(/\.xml$/i, '')
+  const text = new SourceLines(a.content.toString('utf8'))
+  const byList = new Map<string, string>()
+  const targetOf = new Map<string, string>()
+  for (const { name, seen } of ids) {
+    const regions = seen.filter((m) => m.start !== undefined && m.bytes !== undefined)
+    if (regions.length === 0) continue
+    const list = regions.map((m) => m.line).join(',')
+    let key = byList.get(list)
+    if (key === undefined) {
+      key = `modm:${stem}:${name}`
+      byList.set(list, key)
+      // The device is the file's (the target holds several identifiers' memory, not one's).
+      const target: DocumentTarget = { key, topics: ['memory'], device: stem, sourceSha256: a.sha256, sourcePath: a.path, description: `modm-devices ${stem}: the memory of ${name} and the identifiers that share it` }
+      out.targets.push(target)
+      const names = new UniqueNames()
+      for (const m of regions) {
+        const value: MemoryValue = { kind: kindOf(m.name), start: address(m.start!), size: m.bytes! }
+        if (m.access) value.access = { read: m.access.includes('r'), write: m.access.includes('w'), execute: m.access.includes('x') }
+        const evidence = [{ sourceSha256: a.sha256, sourcePath: a.path, locator: `line ${m.line}: ${m.path}`, excerpt: text.excerpt(m.line, 1) }]
+        const fact: FactDraft = { target: key, topic: 'memory', name: names.next(m.name), value: value as unknown as Record<string, unknown>, scope: { device: stem }, evidence }
+        out.facts.push(fact)
+      }
+    }
+    targetOf.set(name, key)
+  }
+  return targetOf
 }
 
 /** The file's identifiers with their names and the line that names them (valid-device, else device). */
@@ -128,17 +187,19 @@ function identifiers(device: XmlElement, schema: Schema, file: string, problems:
   return out
 }
 
-function collectMemories(el: XmlElement, inherited: [string, string[]][], out: Memory[], file: string, problems: ParseProblem[]): Memory[] {
+function collectMemories(el: XmlElement, path: string, inherited: [string, string[]][], out: Memory[], file: string, problems: ParseProblem[]): Memory[] {
   for (const c of el.children) {
     const filters = inherited.concat(filtersOf(c))
+    const at = `${path}/${c.name}${c.attrs.name !== undefined ? `[name=${c.attrs.name}]` : ''}`
     if (c.name === 'memory') {
       const name = c.attrs.name ?? ''
       const size = c.attrs.size ?? ''
       const bytes = /^\d+$/.test(size) ? Number(size) : undefined
       if (bytes === undefined) problems.push({ file, line: c.line, reason: `memory ${name} has size "${size}", not a byte count; no size it is part of` })
       if (!RAM.test(name) && !NOT_RAM.has(name)) problems.push({ file, line: c.line, reason: `memory ${name} is not known to be RAM or not; no ramKb where it applies` })
-      out.push({ name, bytes, filters })
-    } else collectMemories(c, filters, out, file, problems)
+      const start = /^0x[0-9a-f]+$/i.test(c.attrs.start ?? '') ? Number(c.attrs.start) : undefined
+      out.push({ name, bytes, start, ...(c.attrs.access ? { access: c.attrs.access } : {}), line: c.line, path: at, filters })
+    } else collectMemories(c, at, filters, out, file, problems)
   }
   return out
 }
@@ -164,7 +225,8 @@ function sizes(memories: readonly Memory[]): { flashKb: number | undefined; ramK
 
 export const modmAdapter: SourceAdapter = {
   name: 'modm-devices',
-  version: '1',
+  // 2: memory facts, a target per set of identifiers with the same memory.
+  version: '2',
   kinds: [MODM_KIND],
   // Each file describes its devices on its own.
   units: (artifacts) => artifacts.map((a) => [a]),

@@ -66,7 +66,7 @@ function parseFeaturesHeader(a: LoadedArtifact, out: AdapterResult): void {
   out.targets.push(target)
 
   for (const [name, line] of header.parts) {
-    const pn: PartNumber = { name, vendor: VENDOR, device, target: key, sourceSha256: a.sha256, sourcePath: a.path, line }
+    const pn: PartNumber = { name, vendor: VENDOR, device, targets: [key], sourceSha256: a.sha256, sourcePath: a.path, line }
     if (core) pn.core = core
     out.partNumbers!.push(pn)
   }

@@ -1,14 +1,16 @@
 /**
- * embassy's stm32-data chip files (`chips/stm32-data/STM32F407VG.json`): for now the part numbers
- * they name, each with the line it is written on. The chip (`STM32F407VG`: every package it comes
- * in, its flash size) and each package entry (`STM32F407VGTx`, one package). The rest of the file
- * (memory map, interrupts, DMA, RCC, pins) is read into the typed model (stm32-data/chip.ts) for
- * the facts a later issue emits.
+ * embassy's stm32-data chip files (`chips/stm32-data/STM32F407VG.json`): the part numbers they
+ * name, each with the line it is written on, and the chip's `interrupts`, `dma`, `clocks` and
+ * `memory` facts (stm32-data/facts.ts). The part numbers: the chip (`STM32F407VG`: every package
+ * it comes in, its flash size) and each package entry (`STM32F407VGTx`, one package), each linked
+ * to the chip's targets; a multi-core chip's cores also by a name of their own
+ * (`STM32H745ZI_CM7`, as the SVDs name theirs), the one way to ask for one core's facts.
  *
- * Stages: read (stm32-data/chip.ts, json-lines.ts) → emit (here).
+ * Stages: read (stm32-data/chip.ts, json-lines.ts) → resolve and emit (stm32-data/facts.ts, here).
  */
 import type { PartNumber } from '../../src/model/fact.js'
 import { ChipShapeError, readChip, type Chip } from './stm32-data/chip.js'
+import { chipFacts } from './stm32-data/facts.js'
 import { emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
 
 export const STM32_DATA_KIND = 'stm32-data-chip'
@@ -24,6 +26,8 @@ const byPath = (a: LoadedArtifact, b: LoadedArtifact) => (a.path < b.path ? -1 :
 
 export const stm32DataAdapter: SourceAdapter = {
   name: 'stm32-data',
+  // 2: interrupts, dma, clocks and memory facts; part numbers linked to their targets.
+  version: '2',
   kinds: [STM32_DATA_KIND],
   parse(artifacts) {
     const out = emptyResult()
@@ -49,13 +53,24 @@ export const stm32DataAdapter: SourceAdapter = {
 }
 
 function emitChip(a: LoadedArtifact, out: AdapterResult): void {
-  const { chip, lines } = readChip(a.content.toString('utf8'))
+  const text = a.content.toString('utf8')
+  const { chip, lines } = readChip(text)
   const line = (ptr: string) => lines.get(ptr) ?? 1
+  const facts = chipFacts(a, chip, lines, text, out.problems)
+  for (const t of facts.targets) out.targets.push(t)
+  for (const f of facts.facts) out.facts.push(f)
+  const all = facts.targets.map((t) => t.key)
   const flashKb = flashSizeKb(chip)
-  const base = { vendor: VENDOR, family: chip.family, ...(flashKb !== undefined ? { flashKb } : {}), sourceSha256: a.sha256, sourcePath: a.path }
+  const base = { vendor: VENDOR, family: chip.family, ...(flashKb !== undefined ? { flashKb } : {}), ...(all.length > 0 ? { targets: all } : {}), sourceSha256: a.sha256, sourcePath: a.path }
   const packages = [...new Set(chip.packages.map((p) => p.package))]
   const parts: PartNumber[] = [{ name: chip.name, ...base, packages, line: line('/name') }]
   chip.packages.forEach((p, i) => parts.push({ name: p.name, ...base, device: chip.name, packages: [p.package], line: line(`/packages/${i}/name`) }))
+  // A core of a multi-core chip: its own facts and the chip's memory map.
+  for (const { core, key } of facts.coreTargets) {
+    const i = chip.cores.findIndex((c) => c.name === core)
+    const targets = facts.chipTarget ? [facts.chipTarget, key] : [key]
+    parts.push({ name: `${chip.name}_${core.toUpperCase()}`, ...base, core, targets, line: line(`/cores/${i}/name`) })
+  }
   out.partNumbers!.push(...parts)
 }
 

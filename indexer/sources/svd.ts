@@ -25,7 +25,8 @@ import { mergeSources } from './merge.js'
 import { normalizeKey } from '../../src/model/text.js'
 
 /**
- * CMSIS-SVD → `registers` facts. The XML tree is read once into small per-element nodes;
+ * CMSIS-SVD → `registers` facts, and `interrupts` facts from the peripherals' `<interrupt>`
+ * elements. The XML tree is read once into small per-element nodes;
  * `derivedFrom` is resolved by reference (a derived node points at its base and children are
  * shared), so a derived peripheral costs a walk, not a copy.
  */
@@ -34,6 +35,8 @@ import { normalizeKey } from '../../src/model/text.js'
 
 class SvdFile extends SvdResolver {
   readonly facts: FactDraft[] = []
+  /** `interrupts` facts, named apart from the registers' (a line is often named as its peripheral). */
+  readonly interrupts: FactDraft[] = []
   readonly names = new Set<string>()
   duplicates = 0
   private scope!: FactScope
@@ -105,6 +108,40 @@ class SvdFile extends SvdResolver {
         if (!this.periphByName.has(p.name)) this.periphByName.set(p.name, p)
       }
     for (const p of this.periphs) this.emitPeripheral(p, props ?? EMPTY_PROPS)
+    this.emitInterrupts()
+    if (this.interrupts.length > 0) this.target.topics = ['interrupts', 'registers']
+  }
+
+  /**
+   * A fact per interrupt name: its number and the peripherals declaring it (every instance of a
+   * peripheral array), evidenced by the first declaring element. A line without a usable number
+   * states nothing; a name declared with two numbers keeps the first, and says so.
+   */
+  private emitInterrupts(): void {
+    const byName = new Map<string, { number: number; peripherals: Set<string>; ev: Evidence }>()
+    for (const p of this.periphs) {
+      const els = p.interruptEls ?? EMPTY
+      this.interruptsOf(p).forEach((irq, i) => {
+        const el = els[i]!
+        if (!irq.name || irq.value === null) {
+          this.problem(el.line, `peripheral ${p.name}: <interrupt> without a name and a number; no interrupts fact`)
+          return
+        }
+        const seen = byName.get(irq.name)
+        if (seen && seen.number !== irq.value) this.problem(el.line, `interrupt ${irq.name} is ${irq.value} here and ${seen.number} at ${seen.ev.locator.split(':')[0]}; the first is kept`)
+        if (seen) {
+          for (const n of expandedNames(p)) seen.peripherals.add(n)
+          return
+        }
+        const at = el.line
+        const ev: Evidence = { sourceSha256: this.art.sha256, sourcePath: this.art.path, locator: `line ${at}: ${p.path}/interrupt[name=${irq.name}]`, excerpt: this.lines.excerpt(at) }
+        byName.set(irq.name, { number: irq.value, peripherals: new Set(expandedNames(p)), ev })
+      })
+    }
+    for (const [name, { number, peripherals, ev }] of byName) {
+      const list = [...peripherals].sort()
+      this.interrupts.push({ target: this.target.key, topic: 'interrupts', name, value: { number, peripherals: list }, scope: this.scope, evidence: [ev], peripherals: list })
+    }
   }
 
   // ---------------------------------------------------------------- facts
@@ -338,6 +375,7 @@ export function parseSvd(artifact: LoadedArtifact, stats?: SvdStats): AdapterRes
   if (file.target) {
     result.targets.push(file.target)
     result.facts = file.facts
+    for (const f of file.interrupts) result.facts.push(f)
   }
   if (stats) stats.duplicateNames += file.duplicates
   return result
@@ -358,7 +396,8 @@ export const svdAdapter: SourceAdapter = {
   // 2: target identity; SVD address evidence and array dims; PINREMAP signals; nrf54h headers.
   // 3: every <registers>, <fields> and <peripherals> block, not only the last.
   // 4: files naming one device are one target with several sources (see merge.ts).
-  version: '4',
+  // 5: interrupts facts.
+  version: '5',
   kinds: ['cmsis-svd'],
   // Each device is a unit of its own: usually one file, several where several files name it.
   units(artifacts) {

@@ -22,6 +22,7 @@ import catalogPartRoute from './routes/v1/catalog/part.js'
 import catalogSearchRoute from './routes/v1/catalog/search.js'
 import compareReleasesRoute from './routes/v1/compare/releases.js'
 import comparePartsRoute from './routes/v1/compare/parts.js'
+import discrepanciesRoute from './routes/v1/discrepancies.js'
 import contextRoute from './routes/v1/context.js'
 import coverageRoute from './routes/v1/coverage.js'
 import errorCodesRoute from './routes/v1/error-codes.js'
@@ -130,6 +131,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(sourcesRoute, ctx)
   await app.register(compareReleasesRoute, ctx)
   await app.register(comparePartsRoute, ctx)
+  await app.register(discrepanciesRoute, ctx)
   for (const p of opts.plugins ?? []) await app.register(async (scope) => p(scope, ctx))
 
   app.addHook('onReady', async () => contract.freeze(app))

@@ -165,6 +165,22 @@ export function renderCoverage(r: Obj): string {
   return lines.join('\n')
 }
 
+export function renderDiscrepancies(r: Obj): string {
+  const lines = [`${str(r.part)}: ${str(r.status)}, release ${str(r.release)}; ${str(r.count)} discrepancies`]
+  for (const c of arr(r.checked).map(obj))
+    lines.push(`${str(c.topic)}: ${str(c.target)} served, checked against ${list(arr(c.checked).map((x) => obj(x).key))}: ${str(c.agree)} agree, ${str(c.disagree)} disagree`)
+  for (const d of arr(r.discrepancies).map(obj)) {
+    lines.push(`- ${str(d.topic)} ${str(d.name)}:`)
+    for (const f of arr(d.facts).map(obj)) lines.push(`    ${JSON.stringify(f.value)} from ${str(obj(f.scope).source)} (${str(obj(arr(f.evidence)[0]).locator)})`)
+  }
+  for (const n of arr(r.notes)) lines.push(str(n) ?? '')
+  const next = str(obj(r.page).nextCursor)
+  if (next) lines.push(`More: call again with cursor=${next}`)
+  const sug = suggestionLine(r.suggestions)
+  if (sug) lines.push(sug)
+  return lines.join('\n')
+}
+
 export function renderSources(r: Obj): string {
   const src = arr(r.sources)
   const lines = [`${str(r.part)}: ${str(r.status)}, release ${str(r.release)}, ${src.length} source artifacts`, 'Topics:', ...topicLines(r.topics)]

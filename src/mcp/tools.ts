@@ -20,11 +20,12 @@ import {
   SourcesResponse
 } from '../schemas/responses.js'
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../schemas/compare.js'
+import { DiscrepanciesParams, DiscrepanciesResponse } from '../schemas/discrepancies.js'
 import { compareOf } from '../service/compare.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { toolResult, withinBudget, type ToolResult } from './budget.js'
-import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
+import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderDiscrepancies, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
 
 type Obj = Record<string, unknown>
 
@@ -123,6 +124,16 @@ export const TOOLS: readonly ToolDef[] = [
     output: output(CoverageResponse),
     run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOPICS),
     render: renderCoverage
+  }),
+  tool({
+    name: 'list_discrepancies',
+    title: 'Where the sources of a part disagree',
+    description:
+      'Where the sources of a part disagree (interrupts, memory): each disagreement with both values and evidence.',
+    input: DiscrepanciesParams,
+    output: outline(DiscrepanciesResponse),
+    run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),
+    render: renderDiscrepancies
   }),
   tool({
     name: 'get_sources',

@@ -55,4 +55,9 @@ export interface ReleaseCatalog {
   targets: TargetSummary[]
   /** Topics with no source at all for an entity family, with the reason (e.g. STM32 errata). */
   gaps: Array<{ match: string; topic: Topic; reason: string }>
+  /**
+   * Where several kinds of source give a topic: the kind (inventory `kind`) a part is served first,
+   * the others checked against it, and why (curation's `crossCheck`). Absent in older releases.
+   */
+  crossCheck?: Array<{ topic: Topic; order: string[]; reason: string }>
 }

@@ -146,8 +146,11 @@ export interface PartNumber {
   core?: string
   flashKb?: number
   ramKb?: number
-  /** DocumentTarget.key of this source's own target with the part's facts, when it has one. */
-  target?: string
+  /**
+   * DocumentTarget.keys of this source's own targets with the part's facts, when it has any: one,
+   * or a multi-core chip's several (the chip's memory map, each core's interrupts).
+   */
+  targets?: string[]
   sourceSha256: string
   sourcePath: string
   /** 1-based line of the source where the part is named. */

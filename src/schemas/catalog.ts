@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox'
 import { ALL_TOPICS, type Topic as TopicName } from '../model/fact.js'
+import { DEPTH_VERSION as DEPTH } from '../model/versions.js'
 import { REQUIRED_SINCE, SINCE, TOPICS_SINCE } from './versions.js'
 import { StringEnum } from './components.js'
 import { Topic } from './facts.js'
@@ -74,7 +75,33 @@ export const Target = Type.Object(
   { ...growing, $id: 'Target', description: 'A document target a part maps to for one topic.' }
 )
 
-export const TopicResolved = Type.Object({ status: Type.Literal('resolved'), target: Target }, { ...growing, $id: 'TopicResolved', description: 'Exactly one document target: facts can be read.' })
+const crossCheckMembers = {
+    reason: Type.String({ description: 'Why `target` is the source served and the others are checked against it (the release\'s rule).' }),
+    checked: Type.Array(
+      Type.Object({ key: Type.String(), device: Type.String(), factCount: Type.Integer({ minimum: 0 }), source: SourceRef }, closed),
+      { description: 'The other sources of this topic for the part: their facts are matched against the served ones (`agreement` on each fact).' }
+    ),
+    unchecked: Type.Optional(
+      Type.Array(Type.Object({ kind: Type.String(), targets: Type.Array(Type.String()) }, closed), { description: 'Kinds of source not checked: several of their targets match the part, and none is picked.' })
+    )
+}
+export const CrossCheckRef = Type.Object(crossCheckMembers, { ...closed, $id: 'CrossCheckRef', [SINCE]: DEPTH, description: 'Several kinds of source give this topic for the part: which one is served, which are checked against it.' })
+/** A context answer's cross-check: the sources, and what matching the whole topic found. */
+export const ContextCrossCheck = Type.Object(
+  {
+    checked: Type.Array(Type.Object({ key: Type.String(), source: SourceRef }, closed), { description: 'The other sources of this topic for the part, checked against the served one.' }),
+    unchecked: crossCheckMembers.unchecked,
+    agree: Type.Integer({ minimum: 0, description: 'Served facts every checked source agrees with (over the whole topic, not this page).' }),
+    disagree: Type.Integer({ minimum: 0, description: 'Served facts a checked source gives another value: each source\'s value is a fact of its own, `agreement: "disagree"` (see /v1/discrepancies).' }),
+    onlyChecked: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Per checked target, how many of its facts match none served (an SVD of a whole line lists interrupts a chip lacks).' })
+  },
+  { ...closed, $id: 'ContextCrossCheck', [SINCE]: DEPTH, description: 'Several kinds of source give this topic for the part: the ones checked against the served one (`target`), and what the check found; why that one is served: resolve or coverage (`crossCheck.reason`).' }
+)
+const crossCheck = Type.Optional(CrossCheckRef)
+/** The members cross-checking added (contract 2026-12-01). */
+const CROSS_CHECK_SINCE = { crossCheck: DEPTH }
+
+export const TopicResolved = Type.Object({ status: Type.Literal('resolved'), target: Target, crossCheck }, { ...growing, $id: 'TopicResolved', [SINCE]: CROSS_CHECK_SINCE, description: 'Exactly one document target: facts can be read.' })
 export const TopicAmbiguous = Type.Object(
   {
     status: Type.Literal('ambiguous'),
@@ -98,11 +125,11 @@ export const TopicSourceFailed = Type.Object(
 )
 export const TopicResolution = Type.Union([TopicResolved, TopicAmbiguous, TopicNotCovered, TopicSourceFailed], { $id: 'TopicResolution' })
 export const TopicCoverage = Type.Union(
-  [Type.Object({ status: Type.Literal('covered'), factCount: Type.Integer({ minimum: 0 }), target: Target }, { ...growing, $id: 'TopicCovered' }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
+  [Type.Object({ status: Type.Literal('covered'), factCount: Type.Integer({ minimum: 0 }), target: Target, crossCheck }, { ...growing, $id: 'TopicCovered', [SINCE]: CROSS_CHECK_SINCE }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
   { $id: 'TopicCoverage' }
 )
 export const TopicSource = Type.Union(
-  [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String() }, { ...growing, $id: 'TopicSourceResolved' }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
+  [Type.Object({ status: Type.Literal('resolved'), target: Type.String({ description: 'Document target key.' }), sourcePath: Type.String(), crossCheck }, { ...growing, $id: 'TopicSourceResolved', [SINCE]: CROSS_CHECK_SINCE }), TopicAmbiguous, TopicNotCovered, TopicSourceFailed],
   { $id: 'TopicSource' }
 )
 /** One member per topic, always there; those a later contract version adds are optional here and marked (src/schemas/versions.ts). */

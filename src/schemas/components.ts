@@ -101,6 +101,8 @@ function mergeObjects(alts: Node[]): Node {
   return { type: 'object', ...(required.length ? { required } : {}), properties }
 }
 
+const required = (n: Node, member: string) => Array.isArray(n.required) && n.required.includes(member)
+
 function outlineNode(n: Json, depth: number, max: number): Json {
   if (!isNode(n)) return n
   if (depth > max) return bare(jsonTypes(n))
@@ -123,8 +125,9 @@ function outlineNode(n: Json, depth: number, max: number): Json {
     if (k === 'properties' && isNode(v))
       out[k] = Object.fromEntries(
         Object.entries(v)
-          .filter(([p]) => depth === 0 || (Array.isArray(n.required) && n.required.includes(p)))
-          .map(([p, x]) => [p, outlineNode(x as Json, depth + 1, max)])
+          .filter(([p]) => depth === 0 || required(n, p))
+          // An optional member of the top level: its JSON type alone (the body's schema in /openapi.json has the rest).
+          .map(([p, x]) => [p, outlineNode(x as Json, required(n, p) ? depth + 1 : max + 1, max)])
       )
     else if (k === 'items') out[k] = outlineNode(v, depth, max)
     else out[k] = v

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ALL_TOPICS } from '../model/fact.js'
+import { DEPTH_VERSION } from '../model/versions.js'
 import { SINCE, TOPICS_SINCE } from './versions.js'
 import { StringEnum } from './components.js'
 
@@ -181,9 +182,69 @@ export const McuxErratumValue = Type.Object(
 
 export const ErratumValue = Type.Union([NordicErratumValue, McuxErratumValue], { $id: 'ErratumValue', description: 'A silicon erratum (fact name `errata.<id>`): from a Nordic MDK errata header, or an NXP SDK feature header.' })
 
+export const MemoryAccess = Type.Object(
+  { read: Type.Optional(Type.Boolean()), write: Type.Optional(Type.Boolean()), execute: Type.Optional(Type.Boolean()), boot: Type.Optional(Type.Boolean({ description: 'probe-rs: the region the core boots from.' })) },
+  { ...closed, $id: 'MemoryAccess', [SINCE]: DEPTH_VERSION, description: 'Access as the source writes it; an absent member is the source\'s default (probe-rs: read, write and execute allowed, not boot).' }
+)
+
+export const MemoryValue = Type.Object(
+  {
+    kind: StringEnum(['ram', 'flash', 'rom', 'other'], { description: 'What the region is: `ram`, `flash` (on-chip program flash), `rom`, or `other` (EEPROM, peripheral or external windows, regions the source does not type).' }),
+    start: Hex('First address of the region.'),
+    size: Type.Integer({ minimum: 0, description: 'Size in bytes.' }),
+    access: Type.Optional(MemoryAccess),
+    eraseSize: Type.Optional(Type.Integer({ minimum: 0, description: 'Erase sector size in bytes (stm32-data `settings.erase_size`; 0 where the source says it cannot be erased).' })),
+    writeSize: Type.Optional(Type.Integer({ minimum: 0, description: 'Write (program) unit in bytes.' })),
+    cores: Type.Optional(Type.Array(Type.String(), { description: 'The cores that see the region, as the source names them (probe-rs `cores`).' })),
+    alias: Type.Optional(Type.Literal(true, { description: 'probe-rs `is_alias`: another address of memory another region of the map describes.' })),
+    layout: Type.Optional(
+      Type.String({ description: 'stm32-data: the flash organisation this region belongs to, for a chip the file gives several of (`single-bank`, `dual-bank`); the fact name starts with it. Absent for a region every organisation gives alike.' })
+    )
+  },
+  { ...closed, $id: 'MemoryValue', [SINCE]: DEPTH_VERSION, description: 'A memory region (fact name `SRAM`, `BANK_1_REGION_1`, `NVM_2`), as one source maps it.' }
+)
+
+export const InterruptLineValue = Type.Object(
+  {
+    number: Type.Integer({ minimum: -16, description: 'Interrupt (IRQ) number: the NVIC line, as the source numbers it.' }),
+    peripherals: Type.Array(Type.String(), { description: 'The peripheral instances that declare or raise this line, sorted.' })
+  },
+  { ...closed, $id: 'InterruptLineValue', [SINCE]: DEPTH_VERSION, description: 'An interrupt line (fact name `USART1`, as the source names the line).' }
+)
+
+export const DmaOption = Type.Object(
+  {
+    controller: Type.String({ description: 'The DMA controller or request multiplexer the source names (`DMA2`, `GPDMA1`, `DMAMUX1`, `BDMA`).' }),
+    channel: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Channel or stream number; null where the source gives none (a multiplexer request serves any channel).' }),
+    request: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Request number (DMA channel selection, DMAMUX or GPDMA request line); null where the source gives none.' }),
+    remap: Type.Optional(
+      Type.Array(Type.Object({ register: Type.String(), field: Type.String(), value: Type.Integer() }, closed), { description: 'stm32-data `remap`: the register field settings (SYSCFG `CFGR1.ADC2_DMA_RMP` = 0) this mapping needs.' })
+    )
+  },
+  { ...closed, $id: 'DmaOption', [SINCE]: DEPTH_VERSION }
+)
+
+export const DmaValue = Type.Object(
+  { options: Type.Array(DmaOption, { description: 'Every channel or request that can serve the signal, in the source\'s order.' }) },
+  { ...closed, $id: 'DmaValue', [SINCE]: DEPTH_VERSION, description: 'The DMA requests of one peripheral signal (fact name `USART1.TX`).' }
+)
+
+export const ClockValue = Type.Object(
+  {
+    busClock: Type.String({ description: 'The bus clock the peripheral is on (`PCLK2`).' }),
+    kernelClock: Type.String({ description: 'The kernel clock: a clock name (`PCLK2`), or, where a mux selects it, the mux register field (`RCC.CCIPR.ADC1SEL`, see `kernelClockMux`).' }),
+    kernelClockMux: Type.Optional(Type.Object({ register: Type.String(), field: Type.String() }, { ...closed, description: 'The RCC register and field of the kernel clock mux.' })),
+    enable: Type.String({ description: 'The enable bit: `RCC.APB2ENR.USART1EN`.' }),
+    reset: Type.Union([Type.String(), Type.Null()], { description: 'The reset bit (`RCC.APB2RSTR.USART1RST`); null where the source gives none.' }),
+    stopMode: Type.Optional(Type.String({ description: 'stm32-data `stop_mode`: the lowest-power mode the peripheral keeps working in (`Stop1`, `Standby`).' }))
+  },
+  { ...closed, $id: 'ClockValue', [SINCE]: DEPTH_VERSION, description: 'How a peripheral is clocked, enabled and reset (fact name `USART1`).' }
+)
+
 const factProps = {
   id: Type.String({ description: 'Stable across releases for the same target, topic, name and package.' }),
   name: Type.String({ description: 'Filterable name: `GPIOA.MODER.MODER0`, `PA9`, `supply.vdd.min`, `errata.109`.' }),
+  aliases: Type.Optional(Type.Array(Type.String(), { description: 'Names a checked source gives the same fact (interrupts matched by vector number: `DMA1_Channel1` for `DMA1_CH1`); its evidence is in `evidence`.' })),
   scope: FactScope,
   evidence: Type.Array(Evidence, { minItems: 1 }),
   agreement: Type.Optional(
@@ -191,12 +252,20 @@ const factProps = {
   )
 }
 const fact = <T extends string, V extends Parameters<typeof Type.Object>[0][string]>(id: string, topic: T, value: V, description: string) =>
-  Type.Object({ id: factProps.id, topic: Type.Literal(topic), name: factProps.name, value, scope: factProps.scope, evidence: factProps.evidence, agreement: factProps.agreement }, { ...closed, $id: id, description })
+  Type.Object(
+    { id: factProps.id, topic: Type.Literal(topic), name: factProps.name, aliases: factProps.aliases, value, scope: factProps.scope, evidence: factProps.evidence, agreement: factProps.agreement },
+    // A fact of a later topic is of that version; `aliases` (cross-checked sources) came with 2026-12-01.
+    { ...closed, $id: id, description, [SINCE]: TOPICS_SINCE[topic] ?? { aliases: DEPTH_VERSION } }
+  )
 
 export const RegisterFact = fact('RegisterFact', 'registers', Type.Union([PeripheralValue, RegisterValue, FieldValue]), 'A registers fact: a peripheral, a register or a bit field.')
 export const PinFact = fact('PinFact', 'pins', PinValue, 'A pins fact.')
 export const ElectricalFact = fact('ElectricalFact', 'electrical', ElectricalValue, 'An electrical limit.')
 export const ErratumFact = fact('ErratumFact', 'errata', ErratumValue, 'An erratum.')
+export const MemoryFact = fact('MemoryFact', 'memory', MemoryValue, 'A memory region (contract 2026-12-01).')
+export const InterruptFact = fact('InterruptFact', 'interrupts', InterruptLineValue, 'An interrupt line (contract 2026-12-01).')
+export const DmaFact = fact('DmaFact', 'dma', DmaValue, 'The DMA requests of a peripheral signal (contract 2026-12-01).')
+export const ClockFact = fact('ClockFact', 'clocks', ClockValue, 'The clock, enable and reset of a peripheral (contract 2026-12-01).')
 
-export const Fact = Type.Union([RegisterFact, PinFact, ElectricalFact, ErratumFact], { $id: 'Fact', description: 'One source-backed fact; `topic` tells which value it carries.' })
+export const Fact = Type.Union([RegisterFact, PinFact, ElectricalFact, ErratumFact, MemoryFact, InterruptFact, DmaFact, ClockFact], { $id: 'Fact', description: 'One source-backed fact; `topic` tells which value it carries.' })
 export type Fact = Static<typeof Fact>

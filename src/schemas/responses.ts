@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import {
+  ContextCrossCheck,
   Candidate,
   CatalogHit,
   MatchKind,
@@ -19,8 +20,8 @@ import {
 } from './catalog.js'
 import { ref, StringEnum } from './components.js'
 import { Fact, Topic } from './facts.js'
-import { CONTRACT_VERSIONS } from '../model/versions.js'
-import { CONTRACT_VERSION_KEYWORD } from './versions.js'
+import { CONTRACT_VERSIONS, DEPTH_VERSION } from '../model/versions.js'
+import { CONTRACT_VERSION_KEYWORD, SINCE } from './versions.js'
 
 /**
  * Response bodies of the contract (spec §2). Where the spec fixes the members they are exact;
@@ -265,6 +266,7 @@ export const ContextResponse = Type.Object(
     status: status(['ok', 'ambiguous', 'not_covered', 'source_failed', 'not_found'], 'Only `ok` returns facts; otherwise `facts` is empty and candidates, reason, failures or suggestions say why.'),
     resolvedPart: Type.Optional(Type.Object({ name: Type.String(), kind: StringEnum(['selector-part', 'refname', 'device']) }, closed)),
     target: Type.Union([ContextTarget, Type.Null()]),
+    crossCheck: Type.Optional(ContextCrossCheck),
     filters: ContextFilters,
     facts: Type.Array(Fact),
     page: Page,
@@ -277,7 +279,7 @@ export const ContextResponse = Type.Object(
     availablePackages: Type.Optional(Type.Array(Type.String())),
     notes: Type.Optional(Type.Array(Type.String()))
   },
-  { ...open, $id: 'ContextResponse', description: 'A page of evidence-backed facts for one part and topic, within limit and max_tokens.' }
+  { ...open, $id: 'ContextResponse', [SINCE]: { crossCheck: DEPTH_VERSION }, description: 'A page of evidence-backed facts for one part and topic, within limit and max_tokens.' }
 )
 export type ContextResponse = Static<typeof ContextResponse>
 

@@ -59,8 +59,14 @@ export class CatalogIndex {
   private readonly byName = new Map<string, CatalogEntity>()
   readonly targets = new Map<string, TargetSummary>()
   private readonly searchText = new Map<CatalogEntity, Set<string>>()
+  /** Source kind (inventory `kind`) by artifact path. */
+  private readonly kinds: Map<string, string>
 
-  constructor(readonly catalog: ReleaseCatalog) {
+  constructor(
+    readonly catalog: ReleaseCatalog,
+    sources: ReadonlyArray<{ path: string; kind: string }> = []
+  ) {
+    this.kinds = new Map(sources.map((s) => [s.path, s.kind]))
     for (const t of catalog.targets) this.targets.set(t.key, t)
     for (const e of catalog.entities) {
       this.byName.set(e.name, e)
@@ -170,6 +176,16 @@ export class CatalogIndex {
     const choices = [...byTarget.values()].sort((a, b) => (a.target.key < b.target.key ? -1 : a.target.key > b.target.key ? 1 : (a.package ?? '') < (b.package ?? '') ? -1 : 1))
     for (const c of choices) c.parts.sort()
     return { choices, packages: [...packages].sort() }
+  }
+
+  /** The kind of source a target is read from (`cmsis-svd`, `stm32-data-chip`), `unknown` if the inventory does not say. */
+  kindOf(t: TargetSummary): string {
+    return this.kinds.get(t.sourcePath) ?? 'unknown'
+  }
+
+  /** The release's cross-check rule for a topic, if several kinds of source give it. */
+  crossCheckRule(topic: Topic): { order: string[]; reason: string } | undefined {
+    return this.catalog.crossCheck?.find((r) => r.topic === topic)
   }
 
   /** Why a topic has no source for an entity, from the release's curated gaps. */

@@ -5,9 +5,11 @@ import { SEED_VERSION, VERSION_TOPICS } from '../model/versions.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { queryTerms } from '../model/text.js'
 import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
+import type { DiscrepanciesParams } from '../schemas/discrepancies.js'
 import type { ContextResponse } from '../schemas/responses.js'
 import type { FactQuery, FactRow, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
+import { crossCheck, crossCheckedRow, planCrossCheck, type CrossCheckResult, type CrossPlan, type Discrepancy } from './cross-check.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
 import { SourceChecks } from './source-check.js'
@@ -76,11 +78,34 @@ const WHY: Record<EntityMatch['how'] | 'member', string> = {
   member: 'covered by the matched name'
 }
 
+/** Which sources of a cross-checked topic are checked against the served one. */
+function crossCheckRef(plan: CrossPlan, topic: Topic) {
+  return {
+    reason: plan.reason,
+    checked: plan.checked.map((c) => ({ key: c.target.key, device: c.target.device, factCount: c.target.factCounts[topic] ?? 0, source: { path: c.target.sourcePath, sha256: c.target.sourceSha256 } })),
+    ...(plan.unchecked.length ? { unchecked: plan.unchecked } : {})
+  }
+}
+
+/** What a cross-check found over the whole topic: facts agreeing, disagreeing, and per checked target those matching none served. */
+const crossCounts = (cross: CrossCheckResult) => ({
+  agree: cross.agree,
+  disagree: cross.disagree,
+  onlyChecked: Object.fromEntries(Object.entries(cross.onlyChecked).map(([k, v]) => [k, v.length]))
+})
+
 export type TopicResolution =
-  | { status: 'resolved'; target: ReturnType<typeof targetRef> }
+  | { status: 'resolved'; target: ReturnType<typeof targetRef>; crossCheck?: ReturnType<typeof crossCheckRef> }
   | { status: 'ambiguous'; candidates: Array<ReturnType<typeof targetRef>>; candidateCount: number; hint: string }
   | { status: 'not_covered'; reason: string; availablePackages?: string[] }
   | { status: 'source_failed'; reason: string; failures: Array<{ file: string; line?: number; reason: string }> }
+
+/** One topic of a part: how it resolves, the target chosen, and the cross-check plan where several kinds of source give it. */
+export interface TopicAnswer {
+  res: TopicResolution
+  choice?: TargetChoice
+  plan?: CrossPlan
+}
 
 /** Accepts `0x05`, `0x5`, `5`, `05` for the code the errata header writes as `0x05ul`. */
 export function canonicalRevision(r: string): string {
@@ -171,7 +196,7 @@ export class HardwareFacts {
   index(store: ReleaseStore): CatalogIndex {
     let ix = this.indexes.get(store)
     if (!ix) {
-      ix = new CatalogIndex(store.catalog)
+      ix = new CatalogIndex(store.catalog, store.manifest.sources)
       this.indexes.set(store, ix)
     }
     return ix
@@ -219,10 +244,10 @@ export class HardwareFacts {
    * entity alone (its release's catalog is immutable), and most requests name one part. Shared:
    * callers never change what they get.
    */
-  private readonly resolutions = new WeakMap<CatalogEntity, Map<string, { res: TopicResolution; choice?: TargetChoice }>>()
+  private readonly resolutions = new WeakMap<CatalogEntity, Map<string, TopicAnswer>>()
 
   /** One topic's resolution for matched entities (also used by compare). */
-  topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
+  topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): TopicAnswer {
     if (entities.length !== 1 || pkg !== undefined) return this.resolveTopic(ix, entities, topic, limit, pkg)
     let byTopic = this.resolutions.get(entities[0]!)
     if (!byTopic) this.resolutions.set(entities[0]!, (byTopic = new Map()))
@@ -232,7 +257,7 @@ export class HardwareFacts {
     return r
   }
 
-  private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): { res: TopicResolution; choice?: TargetChoice } {
+  private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): TopicAnswer {
     const { choices, packages } = ix.choices(entities, topic, pkg)
     // The source exists but could not be read: that is not "no source" (not_covered).
     if (choices.length > 0 && choices.every((c) => c.target.failure)) {
@@ -240,6 +265,9 @@ export class HardwareFacts {
       return { res: { status: 'source_failed', reason: `A source for ${topic} facts of this part is in this release but could not be read: ${failures.map((f) => `${f.file}${f.line ? ` line ${f.line}` : ''}: ${f.reason}`).join('; ')}`, failures } }
     }
     if (choices.length === 1) return { res: { status: 'resolved', target: targetRef(choices[0]!, topic) }, choice: choices[0]! }
+    const rule = choices.length > 1 ? ix.crossCheckRule(topic) : undefined
+    const plan = rule && planCrossCheck(choices.filter((c) => !c.target.failure), rule.order, rule.reason, (c) => ix.kindOf(c.target))
+    if (plan) return { res: { status: 'resolved', target: targetRef(plan.served, topic), crossCheck: crossCheckRef(plan, topic) }, choice: plan.served, plan }
     if (choices.length > 1) {
       const pkgs = [...new Set(choices.map((c) => c.package).filter(Boolean))]
       const hint =
@@ -260,10 +288,12 @@ export class HardwareFacts {
     const entities = matches.map((m) => m.entity)
     const topics = {} as Record<Topic, TopicResolution>
     const choices = {} as Partial<Record<Topic, TargetChoice>>
+    const checked = new Set<string>()
     for (const t of list) {
       const r = this.topicResolution(ix, entities, t, limit)
       topics[t] = r.res
       if (r.choice) choices[t] = r.choice
+      for (const c of r.plan?.checked ?? []) checked.add(c.target.key)
     }
     const anyAmbiguous = list.some((t) => topics[t].status === 'ambiguous')
     // An ordering code two parts could own is ambiguous even where their targets agree: the part differs.
@@ -276,7 +306,9 @@ export class HardwareFacts {
         ? only.members.map((m) => ix.entity(m)).filter((e): e is CatalogEntity => e !== undefined).map((entity) => ({ entity, how: 'member' as const }))
         : matches
     const ranked = [...pool].sort((a, b) => ix.score(b.entity, query) - ix.score(a.entity, query) || (a.entity.name < b.entity.name ? -1 : 1))
-    return { key, matches, status, topics, choices, ranked } as const
+    // Every target the answer rests on: the chosen ones, and those checked against them.
+    const targetKeys = [...new Set([...Object.values(choices).map((c) => c.target.key), ...checked])]
+    return { key, matches, status, topics, choices, targetKeys, ranked } as const
   }
 
   /** Ranked candidates a client may choose from, each with why it matched. */
@@ -380,7 +412,7 @@ export class HardwareFacts {
       status: single ? 'found' : r.matches.length === 0 ? 'not_found' : 'ambiguous',
       match: r.matches[0]?.how ?? null,
       documents,
-      sources: single ? await this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)) : [],
+      sources: single ? await this.sourcesOf(store, r.targetKeys) : [],
       ...(single ? {} : { candidates: this.candidates(r.ranked.slice(0, DEFAULT_CANDIDATES)), candidateCount: r.ranked.length }),
       ...(r.matches.length === 0 ? { suggestions: ix.suggestions(r.key) } : {})
     }
@@ -404,7 +436,7 @@ export class HardwareFacts {
     const topics: Record<string, unknown> = {}
     for (const t of list) {
       const res = r.topics[t]
-      topics[t] = res.status === 'resolved' ? { status: 'covered', factCount: res.target.factCount, target: res.target } : res
+      topics[t] = res.status === 'resolved' ? { status: 'covered', factCount: res.target.factCount, target: res.target, ...(res.crossCheck ? { crossCheck: res.crossCheck } : {}) } : res
     }
     const withStatus = (s: TopicResolution['status']) => list.filter((t) => r.topics[t].status === s)
     return {
@@ -425,15 +457,55 @@ export class HardwareFacts {
     const byTopic: Record<string, unknown> = {}
     for (const t of topics) {
       const res = r.topics[t]
-      byTopic[t] = res.status === 'resolved' ? { status: 'resolved', target: res.target.key, sourcePath: res.target.source.path } : res
+      byTopic[t] = res.status === 'resolved' ? { status: 'resolved', target: res.target.key, sourcePath: res.target.source.path, ...(res.crossCheck ? { crossCheck: res.crossCheck } : {}) } : res
     }
     return {
       release: store.manifest.id,
       part: p.part,
       status: r.status,
       topics: byTopic,
-      sources: await this.sourcesOf(store, Object.values(r.choices).map((c) => c.target.key)),
+      sources: await this.sourcesOf(store, r.targetKeys),
       ...(r.status === 'not_found' ? { suggestions: ix.suggestions(r.key) } : {})
+    }
+  }
+
+  async discrepancies(p: DiscrepanciesParams, reader?: ReleaseReader | null) {
+    return this.discrepanciesOn(await this.store(p.corpus_release, reader), p)
+  }
+
+  /** A part's disagreements between the sources of its cross-checked topics, paged. */
+  async discrepanciesOn(store: ReleaseStore, p: DiscrepanciesParams) {
+    const ix = this.index(store)
+    const { key, matches } = ix.match(p.part)
+    const entities = matches.map((m) => m.entity)
+    const topics = p.topic ? [p.topic] : (ix.catalog.crossCheck ?? []).map((r) => r.topic)
+    const checked: Array<Record<string, unknown>> = []
+    const found: Discrepancy[] = []
+    const notes: string[] = []
+    for (const topic of matches.length === 1 ? topics : []) {
+      const { res, plan } = this.topicResolution(ix, entities, topic, DEFAULT_CANDIDATES)
+      if (!plan?.checked.length) {
+        notes.push(`${topic}: ${res.status === 'resolved' ? `one source (${res.target.key}), nothing to check it against` : res.status === 'ambiguous' ? 'several targets match, none is picked: name a full selector part' : `not covered (${res.reason})`}.`)
+        continue
+      }
+      const cross = await this.crossChecked(store, topic, plan)
+      checked.push({ topic, target: plan.served.target.key, ...crossCheckRef(plan, topic), ...crossCounts(cross) })
+      found.push(...cross.discrepancies)
+    }
+    if (matches.length > 1) notes.push('Several parts match: name one (resolve it first).')
+    const limit = p.limit ?? DEFAULT_LIMIT
+    const { items, page } = this.cursors.listPage(found, limit, store.manifest.id, CursorCodec.bind(['discrepancies', key, p.topic]), p.cursor)
+    return {
+      release: store.manifest.id,
+      part: p.part,
+      status: matches.length === 0 ? 'not_found' : matches.length === 1 ? 'resolved' : 'ambiguous',
+      ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
+      checked,
+      discrepancies: items,
+      count: found.length,
+      page,
+      notes,
+      ...(matches.length === 0 ? { suggestions: ix.suggestions(key) } : {})
     }
   }
 
@@ -470,6 +542,22 @@ export class HardwareFacts {
     return { body, deprecatedRevision }
   }
 
+  /** Cross-checks of a release, by topic and targets: computed once, on first use (a few hundred facts each). */
+  private readonly crossChecks = new WeakMap<ReleaseStore, Map<string, Promise<CrossCheckResult>>>()
+
+  crossChecked(store: ReleaseStore, topic: Topic, plan: CrossPlan): Promise<CrossCheckResult> {
+    let byKey = this.crossChecks.get(store)
+    if (!byKey) this.crossChecks.set(store, (byKey = new Map()))
+    const key = [topic, plan.served.target.key, ...plan.checked.map((c) => c.target.key)].join('\0')
+    let r = byKey.get(key)
+    if (!r) {
+      r = crossCheck(store, topic, plan)
+      byKey.set(key, r)
+      r.catch(() => byKey.delete(key))
+    }
+    return r
+  }
+
   private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined): Promise<string> {
     const names = splitList(p.fact_names, 'fact_names')
     const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
@@ -481,7 +569,8 @@ export class HardwareFacts {
     // Only the asked topic is resolved: the other three, and candidate ranking, are not needed here.
     const { key, matches } = ix.match(p.part)
     const notFound = matches.length === 0
-    const { res: topicRes, choice } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package)
+    const { res: topicRes, choice, plan } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package)
+    const cross = plan?.checked.length ? await this.crossChecked(store, p.topic, plan) : undefined
     const terms = p.query === undefined ? [] : queryTerms(p.query)
     const filters = {
       ...(names.length ? { factNames: names } : {}),
@@ -504,6 +593,8 @@ export class HardwareFacts {
       ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
       // Compact: the envelope's tokens come out of the client's max_tokens budget.
       target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
+      // Compact, as `target`: the rule's reason is in resolve and coverage.
+      ...(plan && cross ? { crossCheck: { checked: plan.checked.map((c) => ({ key: c.target.key, source: { path: c.target.sourcePath, sha256: c.target.sourceSha256 } })), ...(plan.unchecked.length ? { unchecked: plan.unchecked } : {}), ...crossCounts(cross) } } : {}),
       filters: filters as ContextFilters
     }
     const env = new Envelope(head, notes, maxTokens)
@@ -592,7 +683,7 @@ export class HardwareFacts {
       }
       return n
     }
-    const taken = await store.queryFacts(q, fit)
+    const taken = cross ? await crossCheckedPage(store, q, cross, fit) : await store.queryFacts(q, fit)
     if (matched === 0) {
       notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
       return env.empty(emptyPage(null), {})
@@ -613,6 +704,16 @@ export class HardwareFacts {
       truncatedBy = 'max_tokens'
     }
   }
+}
+
+/**
+ * A page of a cross-checked target: the checked sources' evidence and agreement change some rows'
+ * bodies and tokens, so the budget fits the rows as the cross-check answers them, and the store
+ * still reads only the bodies kept.
+ */
+async function crossCheckedPage(store: ReleaseStore, q: FactQuery, cross: CrossCheckResult, fit: (rows: readonly FactRow[]) => number): Promise<FactRow[]> {
+  const rows = await store.queryFacts(q, (page) => fit(page.map((r) => crossCheckedRow(r, cross))))
+  return rows.map((r) => crossCheckedRow(r, cross))
 }
 
 type ContextFilters = ContextResponse['filters']

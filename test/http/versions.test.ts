@@ -112,6 +112,8 @@ describe(`the seed contract (${SEED}), with no Service-Version or with it`, () =
     for (const l of lists) for (const topic of DEPTH_TOPICS) expect(l).not.toContain(topic)
     expect(body).not.toContain('/v1/later')
     expect(body).not.toMatch(/"x-(since|contract-version)"/)
+    // What 2026-12-01 adds: the cross-check members, the depth facts' schemas, /v1/discrepancies and /v1/check.
+    expect(body).not.toMatch(/crossCheck|"aliases"|Discrepanc|MemoryFact|InterruptLineValue|\/v1\/check/)
     expect(doc.components.schemas.Topic.enum).toEqual(SEED_TOPICS)
     expect(doc.components.schemas.ApiIdentity.properties.version.enum).toEqual([SEED])
     const header = doc.paths['/v1/context'].get.parameters.find((p: Obj) => p.name === 'service-version')
@@ -136,6 +138,7 @@ describe(`the seed contract (${SEED}), with no Service-Version or with it`, () =
         expect(later.title).toBe(unknown.title)
       }
     expectProblem(await call(SEED, '/v1/later'), 404, 'NOT_FOUND')
+    expectProblem(await call(SEED, '/v1/discrepancies?part=STM32F407VG'), 404, 'NOT_FOUND')
   })
 })
 
@@ -193,6 +196,11 @@ describe(`contract ${DEPTH}`, () => {
     expect((await ok(DEPTH, '/v1/release')).api).toEqual(api)
     for (const path of ['/readyz', '/health', '/healthz']) expect((await ok(DEPTH, path)).api).toEqual(api)
     expect(await ok(DEPTH, '/v1/later')).toEqual({ status: 'ok', message: 'pong' })
+    // The core corpus gives a part's interrupts from its SVD alone: nothing to cross-check, and said so.
+    const d = await ok(DEPTH, '/v1/discrepancies?part=STM32F407VG')
+    expect(d).toMatchObject({ status: 'resolved', checked: [], discrepancies: [], count: 0 })
+    expect(d.notes.join(' ')).toMatch(/interrupts: one source \(svd:/)
+    expect(docs[DEPTH]!.body).toMatch(/"\/v1\/discrepancies"/)
     expectProblem(await t.app.inject({ method: 'POST', url: '/v1/later', headers: { ...t.auth, 'service-version': DEPTH } }), 405, 'METHOD_NOT_ALLOWED')
     expectProblem(await t.app.inject({ url: '/v1/later', headers: { 'service-version': DEPTH } }), 401, 'UNAUTHENTICATED')
   })

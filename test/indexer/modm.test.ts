@@ -76,8 +76,20 @@ describe.skipIf(!existsSync(WORLD))('modm: files of the world corpus', () => {
         line
       }
     })
-    expect(byName(r.partNumbers!)).toEqual(byName(expected))
+    expect(byName(r.partNumbers!.map(({ targets: _, ...p }) => p))).toEqual(byName(expected))
     expect(r.partNumbers!.find((p) => p.name === 'samd21g18a-au')).toMatchObject({ flashKb: 256, ramKb: 32, packages: ['a'] })
+    // Identifiers share a memory target exactly when the same <memory> elements apply to them.
+    const sameMemory = new Map<string, string[]>()
+    for (const { name } of valid) {
+      const id = { pin: name[6]!, flash: name.slice(7, 9), variant: name[9]!, package: name[11]!, grade: name[12]! }
+      const k = JSON.stringify(applying(memories, id))
+      sameMemory.set(k, [...(sameMemory.get(k) ?? []), name])
+    }
+    const sameTarget = new Map<string, string[]>()
+    for (const p of r.partNumbers!) sameTarget.set(p.targets![0]!, [...(sameTarget.get(p.targets![0]!) ?? []), p.name])
+    const groups = (m: Map<string, string[]>) => [...m.values()].map((g) => g.sort().join(' ')).sort()
+    expect(groups(sameTarget)).toEqual(groups(sameMemory))
+    expect(r.targets.map((t) => t.key).sort()).toEqual([...sameTarget.keys()].sort())
   })
 
   it('AVR ATtiny24/44/84 (no valid-device): the cartesian product less the invalid devices', () => {
@@ -139,14 +151,31 @@ describe('modm: hand-written files', () => {
     // with pin r; sram2 never (no identifier has a speed); backup is not RAM; sram3 (8 KB) only
     // for name 01 (its driver's filter) and pin r (its own). Size 8 of name 01 has two flash
     // memories: no flashKb.
+    // Memory targets: one per set of applying <memory> elements, named by its first identifier
+    // (x100c4t6 and x101c4t6 see the same four-KB flash, sram1 and backup).
+    const t = (first: string) => ({ targets: [`modm:filters:${first}`] })
     expect(byName(r.partNumbers!)).toEqual([
-      { ...common, name: 'stm32x100c4t6', flashKb: 16, ramKb: 4 },
-      { ...common, name: 'stm32x100r4t6', flashKb: 16, ramKb: 6 },
-      { ...common, name: 'stm32x100r8t6', flashKb: 32, ramKb: 6 },
-      { ...common, name: 'stm32x101c4t6', flashKb: 16, ramKb: 4 },
-      { ...common, name: 'stm32x101c8t6', ramKb: 4 },
-      { ...common, name: 'stm32x101r4t6', flashKb: 16, ramKb: 14 },
-      { ...common, name: 'stm32x101r8t6', ramKb: 14 }
+      { ...common, name: 'stm32x100c4t6', flashKb: 16, ramKb: 4, ...t('stm32x100c4t6') },
+      { ...common, name: 'stm32x100r4t6', flashKb: 16, ramKb: 6, ...t('stm32x100r4t6') },
+      { ...common, name: 'stm32x100r8t6', flashKb: 32, ramKb: 6, ...t('stm32x100r8t6') },
+      { ...common, name: 'stm32x101c4t6', flashKb: 16, ramKb: 4, ...t('stm32x100c4t6') },
+      { ...common, name: 'stm32x101c8t6', ramKb: 4, ...t('stm32x101c8t6') },
+      { ...common, name: 'stm32x101r4t6', flashKb: 16, ramKb: 14, ...t('stm32x101r4t6') },
+      { ...common, name: 'stm32x101r8t6', ramKb: 14, ...t('stm32x101r8t6') }
+    ])
+    expect(r.targets).toHaveLength(6)
+    // x101r8t6: both flash elements (the second named flash_2), sram1, ccm (rw), backup (RAM), sram3.
+    const text = a.content.toString('utf8').split('\n')
+    const at = (needle: string) => text.findIndex((l) => l.includes(needle)) + 1
+    const rw = { read: true, write: true, execute: false }
+    const rwx = { read: true, write: true, execute: true }
+    expect(r.facts.filter((f) => f.target === 'modm:filters:stm32x101r8t6').map((f) => [f.name, f.value, f.evidence[0]!.locator])).toEqual([
+      ['flash', { kind: 'flash', start: '0x08000000', size: 32768, access: { read: true, write: false, execute: true } }, `line ${at('size="32768"')}: /modm/device/driver[name=core]/memory[name=flash]`],
+      ['flash_2', { kind: 'flash', start: '0x08100000', size: 32768, access: { read: true, write: false, execute: true } }, `line ${at('0x8100000')}: /modm/device/driver[name=core]/memory[name=flash]`],
+      ['sram1', { kind: 'ram', start: '0x20000000', size: 4096, access: rwx }, `line ${at('"sram1"')}: /modm/device/driver[name=core]/memory[name=sram1]`],
+      ['ccm', { kind: 'ram', start: '0x10000000', size: 2048, access: rw }, `line ${at('"ccm"')}: /modm/device/driver[name=core]/memory[name=ccm]`],
+      ['backup', { kind: 'ram', start: '0x40024000', size: 512, access: rwx }, `line ${at('"backup"')}: /modm/device/driver[name=core]/memory[name=backup]`],
+      ['sram3', { kind: 'ram', start: '0x30000000', size: 8192, access: rwx }, `line ${at('"sram3"')}: /modm/device/driver[name=extra]/memory[name=sram3]`]
     ])
   })
 
@@ -165,8 +194,15 @@ describe('modm: hand-written files', () => {
     const common = { vendor: 'Microchip Technology (Atmel)', family: 'x1x', flashKb: 32, sourceSha256: SHA, sourcePath: f }
     // Pin e's RAM size is unreadable, pin g has a memory of unknown kind: neither has a ramKb.
     expect(byName(r.partNumbers!)).toEqual([
-      { ...common, name: 'samx1e15a-au', packages: ['a'], line: 5 },
-      { ...common, name: 'samx1g15a-mu', packages: ['m'], line: 6 }
+      { ...common, name: 'samx1e15a-au', packages: ['a'], targets: ['modm:valid:samx1e15a-au'], line: 5 },
+      { ...common, name: 'samx1g15a-mu', packages: ['m'], targets: ['modm:valid:samx1g15a-mu'], line: 6 }
+    ])
+    // A memory without a byte size is no region (pin e: flash alone); one of unknown name is `other`.
+    expect(r.facts.map((f) => [f.target, f.name, f.value.kind])).toEqual([
+      ['modm:valid:samx1e15a-au', 'flash', 'flash'],
+      ['modm:valid:samx1g15a-mu', 'flash', 'flash'],
+      ['modm:valid:samx1g15a-mu', 'ram', 'ram'],
+      ['modm:valid:samx1g15a-mu', 'mystery', 'other']
     ])
   })
 

@@ -73,7 +73,7 @@ describe('nxp features adapter: hand-written shapes', () => {
       ['EDGE1D', 20],
       ['EDGE1E', 38]
     ])
-    for (const p of r.partNumbers!) expect(p).toMatchObject({ vendor: 'NXP Semiconductors', device: 'EDGE1', target: 'nxp-features:EDGE1', sourcePath: 'features/nxp/EDGE1_features.h' })
+    for (const p of r.partNumbers!) expect(p).toMatchObject({ vendor: 'NXP Semiconductors', device: 'EDGE1', targets: ['nxp-features:EDGE1'], sourcePath: 'features/nxp/EDGE1_features.h' })
   })
 
   it('scopes each erratum to the parts of the blocks where it is 1, and leaves parts out when that is every part', () => {

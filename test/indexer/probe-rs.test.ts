@@ -110,6 +110,7 @@ describe.skipIf(!existsSync(WORLD + 'targets/probe-rs/nRF52_Series.yaml'))('prob
         core: v.core,
         ...(v.flashKb !== undefined ? { flashKb: v.flashKb } : {}),
         ramKb: v.ramKb,
+        targets: [`probe-rs:${v.name}`],
         sourceSha256: SHA,
         sourcePath: path,
         line: v.line
@@ -149,9 +150,10 @@ describe('probe-rs: hand-written files', () => {
     expect(r.partNumbers).toEqual([
       // Boot Nvm 0x8000000..0x8040000 = 256 KB (the OTP Nvm does not boot); RAM 0x8000 + 0x2000
       // bytes = 40 KB, whichever core sees it; the alias RAM and the Generic region are not counted.
-      { ...common, name: 'EDGE_ONE', core: 'armv8m', flashKb: 256, ramKb: 40, line: lineOf(lines, '- name: EDGE_ONE') },
+      { ...common, name: 'EDGE_ONE', core: 'armv8m', flashKb: 256, ramKb: 40, targets: ['probe-rs:EDGE_ONE'], line: lineOf(lines, '- name: EDGE_ONE') },
       // Two boot regions: which is the flash is not clear. No RAM region: no ramKb.
-      { ...common, name: 'EDGE_TWO_BOOT', core: 'armv6m', line: lineOf(lines, '- name: EDGE_TWO_BOOT') },
+      { ...common, name: 'EDGE_TWO_BOOT', core: 'armv6m', targets: ['probe-rs:EDGE_TWO_BOOT'], line: lineOf(lines, '- name: EDGE_TWO_BOOT') },
+      // A region it cannot read leaves the variant without a memory map: no memory target.
       { ...common, name: 'EDGE_BAD_RANGE', core: 'armv6m', line: badRange }
     ])
   })

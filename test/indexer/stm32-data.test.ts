@@ -82,8 +82,6 @@ describe('stm32-data adapter: a hand-written chip file', () => {
 
   it('gives the chip with every package it comes in, once each, and each package entry with its own', () => {
     expect(r.problems).toEqual([])
-    expect(r.targets).toEqual([])
-    expect(r.facts).toEqual([])
     expect(r.partNumbers!.map((p) => [p.name, p.packages, p.line])).toEqual([
       ['STM32X123AB', ['LQFP48', 'UFQFPN48'], 2],
       ['STM32X123ABTx', ['LQFP48'], 9],
@@ -92,6 +90,20 @@ describe('stm32-data adapter: a hand-written chip file', () => {
     ])
     for (const p of r.partNumbers!) expect(p).toMatchObject({ vendor: 'STMicroelectronics', family: 'STM32X1', sourcePath: 'chips/stm32-data/STM32X123AB.json' })
     expect(r.partNumbers!.map((p) => p.device)).toEqual([undefined, 'STM32X123AB', 'STM32X123AB', 'STM32X123AB'])
+    for (const p of r.partNumbers!) expect(p.targets).toEqual(['stm32-data:STM32X123AB'])
+  })
+
+  it('memory of two layouts: a region both give alike once, the others per layout, named after it (BANK_2: dual-bank)', () => {
+    // Its one core has no interrupts, DMA or RCC: the chip's target has memory alone.
+    expect(r.targets.map((t) => [t.key, t.topics])).toEqual([['stm32-data:STM32X123AB', ['memory']]])
+    const mem = (start: string, size: number, layout?: string) => ({ kind: 'flash', start, size, ...(layout ? { layout } : {}) })
+    expect(r.facts.map((f) => [f.name, f.value, f.evidence[0]!.locator])).toEqual([
+      ['dual-bank.BANK_1', mem('0x08000000', 65536, 'dual-bank'), `line ${lineOf(text, '"name": "BANK_1"') - 1}: /memory/0/0`],
+      ['dual-bank.BANK_2', mem('0x08010000', 65536, 'dual-bank'), `line ${lineOf(text, '"name": "BANK_2"') - 1}: /memory/0/1`],
+      ['dual-bank.OTP', mem('0x1FFF7800', 528, 'dual-bank'), `line ${lineOf(text, '"name": "OTP"') - 1}: /memory/0/2`],
+      ['SRAM', { kind: 'ram', start: '0x20000000', size: 32768 }, `line ${lineOf(text, '"name": "SRAM"') - 1}: /memory/0/3`],
+      ['single-bank.BANK_1', mem('0x08000000', 131072, 'single-bank'), `line ${lineOf(text, '"name": "BANK_1"', lineOf(text, '"name": "SRAM"')) - 1}: /memory/1/0`]
+    ])
   })
 
   it('flash: the BANK_* regions, OTP left out, when every layout agrees (64 + 64 KiB and 128 KiB); no RAM figure', () => {
@@ -155,11 +167,14 @@ describe.skipIf(!haveWorld)('stm32-data adapter: world corpus chips', () => {
       expect(r.problems).toEqual([])
       for (const a of arts) {
         const text = a.content.toString('utf8')
-        const json = JSON.parse(text) as { name: string; packages: { name: string }[] }
-        expected += 1 + json.packages.length
+        const json = JSON.parse(text) as { name: string; packages: { name: string }[]; cores: { name: string }[] }
+        // A multi-core chip's cores are named too (STM32H745ZI_CM7), on the line of the core's name.
+        const cores = json.cores.length > 1 ? json.cores.map((c) => c.name) : []
+        expected += 1 + json.packages.length + cores.length
         const lines = text.split('\n')
         for (const p of r.partNumbers!.filter((x) => x.sourcePath === a.path)) {
-          expect(lines[p.line - 1]).toContain(`"name": ${JSON.stringify(p.name)}`)
+          const core = cores.find((c) => p.name === `${json.name}_${c.toUpperCase()}`)
+          expect(lines[p.line - 1]).toContain(`"name": ${JSON.stringify(core ?? p.name)}`)
           lineChecks++
         }
       }

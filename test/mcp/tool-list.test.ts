@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { outline } from '../../src/schemas/components.js'
 import { ContextResponse } from '../../src/schemas/responses.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+import { TOOLS } from '../../src/mcp/tools.js'
 
 type Obj = Record<string, any>
 let srv: McpTestServer
@@ -28,7 +29,7 @@ describe('tools/list', () => {
   it('is at most 25,000 bytes, every tool still with a typed outputSchema', async () => {
     const { bytes, tools } = await toolsList()
     expect(bytes).toBeLessThanOrEqual(25_000)
-    expect(tools).toHaveLength(10)
+    expect(tools).toHaveLength(TOOLS.length)
     for (const t of tools) {
       expect(t.outputSchema, t.name).toMatchObject({ type: 'object', required: expect.any(Array), properties: expect.any(Object) })
       // Every member of the body is there with its JSON type.
@@ -47,7 +48,7 @@ describe('tools/list', () => {
 })
 
 describe('outline', () => {
-  it('keeps types, required members and enums to one level below the top, merges object unions, drops the rest', () => {
+  it('keeps types, required members and enums to one level below the top (an optional member of the top: its type), merges object unions, drops the rest', () => {
     const schema = Type.Object(
       {
         a: Type.String({ minLength: 1, description: 'dropped' }),
@@ -56,20 +57,22 @@ describe('outline', () => {
           Type.Object({ k: Type.Literal('y'), n: Type.Integer(), only: Type.String() }),
           Type.Null()
         ]),
-        c: Type.Optional(Type.Array(Type.Object({ p: Type.String({ pattern: '^p' }), o: Type.Optional(Type.String()) }, { additionalProperties: false })))
+        c: Type.Optional(Type.Array(Type.Object({ p: Type.String({ pattern: '^p' }), o: Type.Optional(Type.String()) }, { additionalProperties: false }))),
+        d: Type.Array(Type.Object({ p: Type.String({ pattern: '^p' }), o: Type.Optional(Type.String()) }, { additionalProperties: false }))
       },
       { additionalProperties: true, description: 'dropped' }
     )
     // Worked out by hand: b's two objects share k and n (both required; k's constants are beyond the
-    // first level, so only its type is left), `deep` and `only` are not in both; c's items keep p, the
-    // member every item has.
+    // first level, so only its type is left), `deep` and `only` are not in both; c is optional: its
+    // JSON type alone; d's items keep p, the member every item has.
     expect(outline(schema)).toEqual({
       type: 'object',
-      required: ['a', 'b'],
+      required: ['a', 'b', 'd'],
       properties: {
         a: { type: 'string' },
         b: { type: ['object', 'null'], required: ['k', 'n'], properties: { k: { type: 'string' }, n: { type: 'integer' } } },
-        c: { type: 'array', items: { type: 'object', required: ['p'], properties: { p: { type: 'string' } } } }
+        c: { type: 'array' },
+        d: { type: 'array', items: { type: 'object', required: ['p'], properties: { p: { type: 'string' } } } }
       }
     })
   })

@@ -19,9 +19,11 @@ import {
   ResolveResponse,
   SourcesResponse
 } from '../../src/schemas/responses.js'
+import { DiscrepanciesParams, DiscrepanciesResponse } from '../../src/schemas/discrepancies.js'
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../../src/schemas/compare.js'
 import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+import { TOOLS } from '../../src/mcp/tools.js'
 
 type Obj = Record<string, any>
 interface Result {
@@ -73,7 +75,7 @@ describe('MCP initialize and tools/list', () => {
     expect(client.getInstructions()).toMatch(/resolve_part first/)
   })
 
-  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema, both in the latest contract version', async () => {
+  it('lists every tool: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema, both in the latest contract version', async () => {
     const { tools } = await client.listTools()
     const { revision: _deprecated, ...contextArgs } = ContextParams.properties
     const expected: Record<string, [object, object]> = {
@@ -86,7 +88,8 @@ describe('MCP initialize and tools/list', () => {
       get_release: [NoParams, ReleaseResponse],
       get_error_code: [ErrorCodeParams, ErrorCodeGuidance],
       compare_releases: [CompareReleasesParams, CompareReleasesResponse],
-      compare_parts: [ComparePartsParams, ComparePartsResponse]
+      compare_parts: [ComparePartsParams, ComparePartsResponse],
+      list_discrepancies: [DiscrepanciesParams, DiscrepanciesResponse]
     }
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort())
     for (const t of tools) {
@@ -158,7 +161,7 @@ describe('MCP initialize and tools/list', () => {
     expect((err as McpError).code).toBe(ErrorCode.InvalidParams)
     expect((err as McpError).message).toContain('get_everything')
     // The SDK client prefixes the code once; the server's message does not carry it already.
-    expect((err as McpError).message).toBe('MCP error -32602: Tool get_everything not found; tools/list names the 10 tools.')
+    expect((err as McpError).message).toBe(`MCP error -32602: Tool get_everything not found; tools/list names the ${TOOLS.length} tools.`)
   })
 })
 
@@ -319,7 +322,7 @@ describe('get_coverage, get_sources, get_release, get_error_code', () => {
   it('reports coverage like REST', async () => {
     const r = await call('get_coverage', { part: 'nRF52840' })
     expect(r.structuredContent).toEqual(await rest('/v1/coverage', { part: 'nRF52840' }))
-    expect(text(r)).toMatch(/covered: registers, errata; not covered: pins, electrical/)
+    expect(text(r)).toMatch(/covered: registers, errata, interrupts; not covered: pins, electrical, memory, dma, clocks/)
     expectToolError(await call('get_coverage', { part: 'nRF52840', topic: 'errata' }), 'UNKNOWN_PARAMETER', 'topic')
   })
 

@@ -18,9 +18,13 @@ export interface ProbeRsRegion {
   cores: string[]
   /** `access.boot: true`: the region the core boots from. */
   boot: boolean
+  /** `access` as written: only the members the file sets (probe-rs defaults the others). */
+  access?: { read?: boolean; write?: boolean; execute?: boolean; boot?: boolean }
   /** `is_alias: true`: another address of memory another region already describes. */
   alias: boolean
   line: number
+  /** Lines the region spans, from `line` (its tag) to its last member. */
+  lines: number
 }
 
 export interface ProbeRsCore {
@@ -90,7 +94,7 @@ export function readProbeRs(text: string, file: string, problems: ParseProblem[]
       problem(line, 'variant without a name')
       continue
     }
-    family.variants.push({ name: vname, line, cores: readCores(v), ...readMemoryMap(v, lineOf, problem, vname) })
+    family.variants.push({ name: vname, line, cores: readCores(v), ...readMemoryMap(v, lineOf, (o) => lc.linePos(o).line, problem, vname) })
   }
   return family
 }
@@ -111,6 +115,7 @@ function readCores(v: YAMLMap): ProbeRsCore[] {
 function readMemoryMap(
   v: YAMLMap,
   lineOf: (n: Node | undefined) => number,
+  lineAt: (offset: number) => number,
   problem: (line: number, reason: string) => void,
   variant: string
 ): { memoryMap?: ProbeRsRegion[] } {
@@ -119,6 +124,9 @@ function readMemoryMap(
   const out: ProbeRsRegion[] = []
   for (const r of map.items) {
     const line = lineOf(r as Node)
+    // The region's value ends where its last member does (range[1] is past its final line break).
+    const stop = (r as Node).range?.[1]
+    const last = stop !== undefined && stop > 0 ? lineAt(stop - 1) : line
     const range = isMap(r) ? r.get('range', true) : undefined
     const start = isMap(range) ? int(range.get('start', true)) : undefined
     const end = isMap(range) ? int(range.get('end', true)) : undefined
@@ -129,18 +137,30 @@ function readMemoryMap(
     const access = r.get('access', true)
     const cores = r.get('cores', true)
     const name = str(r.get('name', true))
+    const written = isMap(access) ? readAccess(access) : undefined
     out.push({
       kind: r.tag.replace(/^!/, ''),
       ...(name !== undefined ? { name } : {}),
       start,
       end,
       cores: isSeq(cores) ? cores.items.map((c) => str(c)).filter((c): c is string => c !== undefined) : [],
-      boot: isMap(access) && bool(access.get('boot', true)),
+      boot: written?.boot === true,
+      ...(written ? { access: written } : {}),
       alias: bool(r.get('is_alias', true)),
-      line
+      line,
+      lines: Math.max(1, last - line + 1)
     })
   }
   return { memoryMap: out }
+}
+
+function readAccess(m: YAMLMap): ProbeRsRegion['access'] {
+  const out: NonNullable<ProbeRsRegion['access']> = {}
+  for (const k of ['read', 'write', 'execute', 'boot'] as const) {
+    const v = m.get(k, true)
+    if (isScalar(v) && typeof v.value === 'boolean') out[k] = v.value
+  }
+  return out
 }
 
 function str(n: unknown): string | undefined {

@@ -2,8 +2,8 @@
  * Read stage of an stm32-data chip file (embassy-rs/stm32-data-generated `data/chips/*.json`):
  * the JSON as a typed model, with the line of each member the emit stage quotes. The identity
  * (name, family, line, packages) and the memory map are checked here; cores (interrupts,
- * peripherals with their RCC, DMA and pins) are typed as the generator writes them and are to be
- * checked by whatever reads facts from them.
+ * peripherals with their RCC, DMA and pins) are typed as the generator writes them and are
+ * checked member by member where facts are read from them (stm32-data/facts.ts).
  */
 import { jsonPointerLines } from './json-lines.js'
 
@@ -36,14 +36,42 @@ export interface PeripheralPin {
   af?: number
 }
 
+/** An RCC register field, e.g. `{register: "APB2ENR", field: "USART1EN"}`. */
+export interface RccField {
+  register: string
+  field: string
+}
+
+export interface ChipRcc {
+  bus_clock: string
+  /** A clock name, or the mux register field that selects it. */
+  kernel_clock: string | RccField
+  enable: RccField
+  reset?: RccField
+  stop_mode?: string
+}
+
+/**
+ * One way a peripheral signal reaches DMA: a channel of the core's `dma_channels` (`DMA2_CH7`), or
+ * a controller or request multiplexer with no fixed channel (`dma: "GPDMA1"`, `dmamux: "DMAMUX1"`).
+ */
+export interface ChipDmaEntry {
+  signal: string
+  channel?: string
+  dma?: string
+  dmamux?: string
+  request?: number
+  remap?: { register: string; field: string; value: number }[]
+}
+
 export interface ChipPeripheral {
   name: string
   address: number
   registers?: { kind: string; version: string; block: string }
-  rcc?: Record<string, unknown>
+  rcc?: ChipRcc
   pins?: PeripheralPin[]
   interrupts?: { signal: string; interrupt: string }[]
-  dma_channels?: { signal: string; channel?: string; dmamux?: string; request?: number }[]
+  dma_channels?: ChipDmaEntry[]
 }
 
 export interface ChipCore {
@@ -77,8 +105,8 @@ export class ChipShapeError extends Error {
   }
 }
 
-/** Pointer depth the emit stage quotes lines of: `/packages/0/name`. */
-const LINE_DEPTH = 3
+/** Pointer depth the emit stage quotes lines of: `/packages/0/name`, `/cores/0/peripherals/12/dma_channels/2`. */
+const LINE_DEPTH = 6
 
 export interface ReadChip {
   chip: Chip
@@ -116,6 +144,7 @@ export function readChip(text: string): ReadChip {
       const o = obj(r, ptr)
       str(o, 'name', ptr)
       str(o, 'kind', ptr)
+      num(o, 'address', ptr)
       num(o, 'size', ptr)
     })
   )

@@ -1,0 +1,239 @@
+import type { Evidence, Topic } from '../model/fact.js'
+import { countTokens } from '../model/tokens.js'
+import type { FactRow, ReleaseStore } from '../store/types.js'
+import type { TargetChoice } from './catalog-index.js'
+
+/**
+ * Cross-checking a topic that several kinds of source give (issue "Depth"): a part is served the
+ * facts of one source, by the release's rule (curation `crossCheck`), and every other source's
+ * facts are matched against them. A matched fact carries every source's evidence and
+ * `agreement: "agree"`; where the values differ, each source's value is a fact of its own, scoped
+ * to its source and marked `disagree` — never one picked silently.
+ */
+
+/** A fact as the indexer stores it (indexer/encode.ts). */
+export interface StoredFact {
+  id: string
+  topic: Topic
+  name: string
+  value: Record<string, unknown>
+  scope: Record<string, unknown> & { source?: string }
+  evidence: Evidence[]
+  agreement?: 'agree' | 'disagree'
+  aliases?: string[]
+}
+
+/** The targets of one topic of a part: the one served, the ones checked against it, why. */
+export interface CrossPlan {
+  served: TargetChoice
+  checked: TargetChoice[]
+  reason: string
+  /** Kinds left unchecked because several of their targets match the part (never one picked). */
+  unchecked: Array<{ kind: string; targets: string[] }>
+}
+
+/** One disagreement: the served source's fact and the checked source's, both with their evidence. */
+export interface Discrepancy {
+  topic: Topic
+  name: string
+  facts: [StoredFact, StoredFact]
+}
+
+/** What a cross-check found over a whole topic of the served target. */
+export interface CrossCheckResult {
+  /** Rows of the served target whose answer differs from the stored one, by the row's `ord`. */
+  rows: Map<number, { body: string; tokens: number }>
+  agree: number
+  disagree: number
+  /** Facts of a checked target matched by none served, by target key: names only. */
+  onlyChecked: Record<string, string[]>
+  discrepancies: Discrepancy[]
+}
+
+interface Match {
+  served: StoredFact
+  checked: StoredFact[]
+  agree: boolean
+  /** The checked facts' names are other names of the served one (interrupts matched by number). */
+  alias?: boolean
+}
+
+/**
+ * Plans a topic whose rule lists the kinds of its candidates: the first kind in the rule's order
+ * that the part has is served (several of its targets: no plan, the topic stays ambiguous); each
+ * other kind with one target is checked against it.
+ */
+export function planCrossCheck(choices: TargetChoice[], order: readonly string[], reason: string, kindOf: (c: TargetChoice) => string): CrossPlan | undefined {
+  const byKind = new Map<string, TargetChoice[]>()
+  for (const c of choices) {
+    const k = kindOf(c)
+    byKind.set(k, [...(byKind.get(k) ?? []), c])
+  }
+  const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length)
+  const kinds = [...byKind.keys()].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1))
+  const served = byKind.get(kinds[0]!)!
+  if (served.length !== 1) return undefined
+  const rest = kinds.slice(1).map((k) => ({ kind: k, targets: byKind.get(k)! }))
+  return {
+    served: served[0]!,
+    checked: rest.filter((r) => r.targets.length === 1).map((r) => r.targets[0]!),
+    reason,
+    unchecked: rest.filter((r) => r.targets.length > 1).map((r) => ({ kind: r.kind, targets: r.targets.map((t) => t.target.key) }))
+  }
+}
+
+/**
+ * More facts than one target gives of a cross-checked topic (an STM32 chip: under 1,000 DMA
+ * signals), and within a search engine's default result window.
+ */
+export const TARGET_FACTS_MAX = 10_000
+
+/** A target's facts of a topic, and the row position each is stored at, by fact id. */
+async function factsOf(store: ReleaseStore, target: string, topic: Topic): Promise<{ facts: StoredFact[]; ords: Map<string, number> }> {
+  const rows = await store.queryFacts({ target, topic, names: [], prefixes: [], terms: [], limit: TARGET_FACTS_MAX })
+  const facts = rows.map((r) => JSON.parse(r.body) as StoredFact)
+  return { facts, ords: new Map(facts.map((f, i) => [f.id, rows[i]!.ord])) }
+}
+
+/** Reads the plan's targets and matches their facts. Deterministic: rows in stored order. */
+export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossPlan): Promise<CrossCheckResult> {
+  const { facts: served, ords } = await factsOf(store, plan.served.target.key, topic)
+  const out: CrossCheckResult = { rows: new Map(), agree: 0, disagree: 0, onlyChecked: {}, discrepancies: [] }
+  const merged = new Map<string, { fact: StoredFact; disagree: StoredFact[] }>()
+  for (const c of plan.checked) {
+    const { facts: checked } = await factsOf(store, c.target.key, topic)
+    const { matches, unmatched } = (MATCHERS[topic] ?? byName)(served, checked)
+    if (unmatched.length) out.onlyChecked[c.target.key] = unmatched.map((f) => f.name)
+    for (const m of matches) {
+      const entry = merged.get(m.served.id) ?? { fact: { ...m.served, evidence: [...m.served.evidence] }, disagree: [] }
+      merged.set(m.served.id, entry)
+      if (m.agree) {
+        entry.fact.evidence.push(...m.checked.flatMap((f) => f.evidence))
+        const aliases = m.alias ? m.checked.map((f) => f.name).filter((n) => !entry.fact.aliases?.includes(n)) : []
+        if (aliases.length) entry.fact.aliases = [...(entry.fact.aliases ?? []), ...aliases]
+        if (entry.fact.agreement !== 'disagree') entry.fact.agreement = 'agree'
+      } else {
+        entry.fact.agreement = 'disagree'
+        for (const f of m.checked) {
+          const own: StoredFact = { ...f, scope: { ...f.scope, source: f.evidence[0]?.sourcePath ?? c.target.sourcePath }, agreement: 'disagree' }
+          entry.disagree.push(own)
+          out.discrepancies.push({ topic, name: m.served.name, facts: [m.served, own] })
+        }
+      }
+    }
+  }
+  for (const { fact, disagree } of merged.values()) {
+    if (fact.agreement === 'disagree') {
+      fact.scope = { ...fact.scope, source: fact.evidence[0]?.sourcePath ?? plan.served.target.sourcePath }
+      out.disagree++
+    } else out.agree++
+    const body = [fact, ...disagree].map(serialize).join(',')
+    out.rows.set(ords.get(fact.id)!, { body, tokens: countTokens(body) })
+  }
+  for (const d of out.discrepancies) d.facts[0] = merged.get(d.facts[0].id)!.fact
+  return out
+}
+
+/** A stored fact's JSON, members in the indexer's order (indexer/encode.ts), the alias list after the name. */
+function serialize(f: StoredFact): string {
+  const { id, topic, name, aliases, value, scope, evidence, agreement } = f
+  return JSON.stringify({ id, topic, name, ...(aliases ? { aliases } : {}), value, scope, evidence, ...(agreement ? { agreement } : {}) })
+}
+
+/** A served target's row as the cross-check answers it (its body, when the store read it, and tokens). */
+export function crossCheckedRow(r: FactRow, result: CrossCheckResult): FactRow {
+  const m = result.rows.get(r.ord)
+  return m ? { ...r, body: r.body === '' ? '' : m.body, tokens: m.tokens } : r
+}
+
+type Matcher = (served: StoredFact[], checked: StoredFact[]) => { matches: Match[]; unmatched: StoredFact[] }
+
+const key = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '')
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** dma, clocks: by name; the values must be equal. */
+const byName: Matcher = (served, checked) => {
+  const byKey = new Map(served.map((f) => [key(f.name), f]))
+  const matches: Match[] = []
+  const unmatched: StoredFact[] = []
+  for (const c of checked) {
+    const s = byKey.get(key(c.name))
+    if (s) matches.push({ served: s, checked: [c], agree: same(s.value, c.value) })
+    else unmatched.push(c)
+  }
+  return { matches, unmatched }
+}
+
+/**
+ * Interrupts: one line by name and number agrees; the same name at another number disagrees; a
+ * line at the same number under another name (`DMA1_CH1`, `DMA1_Channel1`) agrees, the other name
+ * kept as an alias.
+ */
+const interrupts: Matcher = (served, checked) => {
+  const num = (f: StoredFact) => f.value.number as number | null
+  const matches: Match[] = []
+  const taken = new Set<StoredFact>()
+  let rest = checked.filter((c) => {
+    const s = served.find((f) => !taken.has(f) && key(f.name) === key(c.name))
+    if (!s) return true
+    taken.add(s)
+    matches.push({ served: s, checked: [c], agree: num(s) === num(c) })
+    return false
+  })
+  rest = rest.filter((c) => {
+    const s = served.find((f) => !taken.has(f) && num(f) !== null && num(f) === num(c))
+    if (!s) return true
+    taken.add(s)
+    matches.push({ served: s, checked: [c], agree: true, alias: true })
+    return false
+  })
+  return { matches, unmatched: rest }
+}
+
+interface Extent {
+  kind: string
+  start: number
+  end: number
+  facts: StoredFact[]
+}
+
+/** Regions of one kind merged where they touch: what a source says that kind of memory covers. */
+function extents(facts: StoredFact[]): Extent[] {
+  const regions = facts
+    .map((f) => ({ f, kind: String(f.value.kind), start: Number.parseInt(String(f.value.start), 16), size: Number(f.value.size) }))
+    .filter((r) => Number.isFinite(r.start) && Number.isFinite(r.size))
+    .sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.start - b.start))
+  const out: Extent[] = []
+  for (const r of regions) {
+    const last = out[out.length - 1]
+    if (last && last.kind === r.kind && r.start <= last.end) {
+      last.end = Math.max(last.end, r.start + r.size)
+      last.facts.push(r.f)
+    } else out.push({ kind: r.kind, start: r.start, end: r.start + r.size, facts: [r.f] })
+  }
+  return out
+}
+
+/**
+ * Memory: regions of a kind are compared by the address ranges they cover together, so one flash
+ * region of 1 MiB agrees with three sectors that cover the same addresses. Overlapping ranges that
+ * differ disagree: the checked regions are shown beside the first served region of the range.
+ */
+const memory: Matcher = (served, checked) => {
+  const mine = extents(served)
+  const matches: Match[] = []
+  const unmatched: StoredFact[] = []
+  for (const e of extents(checked)) {
+    const over = mine.filter((m) => m.kind === e.kind && m.start < e.end && e.start < m.end)
+    if (over.length === 0) {
+      unmatched.push(...e.facts)
+      continue
+    }
+    const agree = over.length === 1 && over[0]!.start === e.start && over[0]!.end === e.end
+    if (agree) for (const s of over[0]!.facts) matches.push({ served: s, checked: e.facts, agree })
+    else matches.push({ served: over[0]!.facts[0]!, checked: e.facts, agree })
+  }
+  return { matches, unmatched }
+}
+
+const MATCHERS: Partial<Record<Topic, Matcher>> = { interrupts, memory }

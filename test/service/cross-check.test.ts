@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest'
+import type { TargetSummary } from '../../src/model/catalog.js'
+import type { Topic } from '../../src/model/fact.js'
+import type { TargetChoice } from '../../src/service/catalog-index.js'
+import { crossCheck, crossCheckedRow, planCrossCheck, type StoredFact } from '../../src/service/cross-check.js'
+import type { FactQuery, FactRow, ReleaseStore } from '../../src/store/types.js'
+
+const target = (key: string, sourcePath: string): TargetSummary => ({ key, topics: ['interrupts', 'memory', 'dma'], device: key, sourcePath, sourceSha256: 'a'.repeat(64), factCounts: {} })
+const choice = (key: string, path: string): TargetChoice => ({ target: target(key, path), parts: ['P'] })
+
+let nextId = 0
+const fact = (topic: Topic, name: string, value: Record<string, unknown>, path: string, line: number): StoredFact => ({
+  id: `f${nextId++}`,
+  topic,
+  name,
+  value,
+  scope: { device: 'D' },
+  evidence: [{ sourceSha256: 'a'.repeat(64), sourcePath: path, locator: `line ${line}`, excerpt: name }]
+})
+
+/** A store holding facts per target key, returned in the given order, as the stores do. */
+function store(byTarget: Record<string, StoredFact[]>): ReleaseStore {
+  return {
+    manifest: {} as ReleaseStore['manifest'],
+    catalog: { entities: [], targets: [], gaps: [] },
+    async queryFacts(q: FactQuery): Promise<FactRow[]> {
+      return (byTarget[q.target] ?? []).filter((f) => f.topic === q.topic).slice(0, q.limit).map((f, ord) => ({ ord, score: 0, tokens: 1, body: JSON.stringify(f) }))
+    },
+    async close() {}
+  }
+}
+
+const CHIP = 'chips/stm32-data/X.json'
+const SVD = 'svd/X.svd'
+const plan = (checked: TargetChoice[]) => ({ served: choice('chip', CHIP), checked, reason: 'rule', unchecked: [] })
+
+describe('cross-check plan', () => {
+  const kinds: Record<string, string> = { [CHIP]: 'stm32-data-chip', [SVD]: 'cmsis-svd', 'b.svd': 'cmsis-svd', 'p.yaml': 'probe-rs-target' }
+  const kindOf = (c: TargetChoice) => kinds[c.target.sourcePath]!
+
+  it('serves the first kind of the rule the part has and checks each other kind', () => {
+    const p = planCrossCheck([choice('svd', SVD), choice('chip', CHIP), choice('probe', 'p.yaml')], ['stm32-data-chip', 'cmsis-svd'], 'why', kindOf)!
+    expect(p.served.target.key).toBe('chip')
+    // A kind the rule does not list is checked after those it lists.
+    expect(p.checked.map((c) => c.target.key)).toEqual(['svd', 'probe'])
+    expect(p.unchecked).toEqual([])
+  })
+
+  it('never picks: two targets of the served kind give no plan; two of a checked kind are left unchecked', () => {
+    expect(planCrossCheck([choice('svd', SVD), choice('svd2', 'b.svd')], ['cmsis-svd', 'stm32-data-chip'], 'why', kindOf)).toBeUndefined()
+    const p = planCrossCheck([choice('svd', SVD), choice('svd2', 'b.svd'), choice('chip', CHIP)], ['stm32-data-chip', 'cmsis-svd'], 'why', kindOf)!
+    expect(p.checked).toEqual([])
+    expect(p.unchecked).toEqual([{ kind: 'cmsis-svd', targets: ['svd', 'svd2'] }])
+  })
+})
+
+describe('cross-check of interrupts', () => {
+  const served = [
+    fact('interrupts', 'USART1', { number: 37, peripherals: ['USART1'] }, CHIP, 10),
+    fact('interrupts', 'DMA1_CH1', { number: 11, peripherals: ['DMA1'] }, CHIP, 11),
+    fact('interrupts', 'TIM2', { number: 28, peripherals: ['TIM2'] }, CHIP, 12),
+    fact('interrupts', 'SPI1', { number: 35, peripherals: ['SPI1'] }, CHIP, 13)
+  ]
+  const checked = [
+    fact('interrupts', 'USART1', { number: 37, peripherals: ['USART1'] }, SVD, 100),
+    fact('interrupts', 'DMA1_Channel1', { number: 11, peripherals: ['DMA1'] }, SVD, 101),
+    fact('interrupts', 'TIM2', { number: 29, peripherals: ['TIM2'] }, SVD, 102),
+    fact('interrupts', 'ADC3', { number: 60, peripherals: ['ADC3'] }, SVD, 103)
+  ]
+
+  it('matches by name and number, then by number keeping the other name, and shows a disagreement with both values', async () => {
+    const r = await crossCheck(store({ chip: served, svd: checked }), 'interrupts', plan([choice('svd', SVD)]))
+    expect({ agree: r.agree, disagree: r.disagree, onlyChecked: r.onlyChecked }).toEqual({ agree: 2, disagree: 1, onlyChecked: { svd: ['ADC3'] } })
+    const row = (f: StoredFact) => JSON.parse(`[${crossCheckedRow({ ord: served.indexOf(f), score: 0, tokens: 1, body: JSON.stringify(f) }, r).body}]`) as StoredFact[]
+    const [usart] = row(served[0]!)
+    expect(usart!.agreement).toBe('agree')
+    expect(usart!.evidence.map((e) => e.sourcePath)).toEqual([CHIP, SVD])
+    expect(usart!.aliases).toBeUndefined()
+    const [dma] = row(served[1]!)
+    expect(dma!.aliases).toEqual(['DMA1_Channel1'])
+    expect(dma!.evidence.map((e) => e.locator)).toEqual(['line 11', 'line 101'])
+    const tim = row(served[2]!)
+    expect(tim.map((f) => [f.value.number, f.scope.source, f.agreement])).toEqual([
+      [28, CHIP, 'disagree'],
+      [29, SVD, 'disagree']
+    ])
+    // A fact no other source gives is answered as stored.
+    expect(row(served[3]!)).toEqual([served[3]])
+    expect(r.discrepancies.map((d) => [d.name, d.facts.map((f) => f.value.number)])).toEqual([['TIM2', [28, 29]]])
+  })
+
+  it('serves a row with the tokens of what it answers', async () => {
+    const r = await crossCheck(store({ chip: served, svd: checked }), 'interrupts', plan([choice('svd', SVD)]))
+    const out = crossCheckedRow({ ord: 0, score: 0, tokens: 1, body: JSON.stringify(served[0]) }, r)
+    // Before the store reads bodies (the budget's fit), only the tokens change.
+    expect(crossCheckedRow({ ord: 0, score: 0, tokens: 1, body: '' }, r)).toEqual({ ord: 0, score: 0, tokens: out.tokens, body: '' })
+    expect(out.tokens).toBeGreaterThan(20)
+  })
+})
+
+describe('cross-check of memory', () => {
+  const region = (name: string, kind: string, start: number, size: number, path: string, line: number) => fact('memory', name, { kind, start: '0x' + start.toString(16).padStart(8, '0'), size }, path, line)
+  const chip = [
+    region('BANK_1_REGION_1', 'flash', 0x08000000, 0x10000, CHIP, 1),
+    region('BANK_1_REGION_2', 'flash', 0x08010000, 0x10000, CHIP, 2),
+    region('BANK_1_REGION_3', 'flash', 0x08020000, 0xe0000, CHIP, 3),
+    region('SRAM', 'ram', 0x20000000, 0x20000, CHIP, 4)
+  ]
+
+  it('compares the ranges a kind covers: three sectors agree with one flash region of their span', async () => {
+    const probe = [region('FLASH', 'flash', 0x08000000, 0x100000, 'p.yaml', 7), region('RAM', 'ram', 0x20000000, 0x20000, 'p.yaml', 8)]
+    const r = await crossCheck(store({ chip, probe }), 'memory', plan([choice('probe', 'p.yaml')]))
+    expect({ agree: r.agree, disagree: r.disagree }).toEqual({ agree: 4, disagree: 0 })
+    const first = JSON.parse(crossCheckedRow({ ord: 2, score: 0, tokens: 1, body: JSON.stringify(chip[2]) }, r).body) as StoredFact
+    expect(first.evidence.map((e) => e.sourcePath)).toEqual([CHIP, 'p.yaml'])
+    expect(first.aliases).toBeUndefined()
+  })
+
+  it('a range that differs disagrees, beside the first served region of the range', async () => {
+    const probe = [region('FLASH', 'flash', 0x08000000, 0x80000, 'p.yaml', 7)]
+    const r = await crossCheck(store({ chip, probe }), 'memory', plan([choice('probe', 'p.yaml')]))
+    expect({ agree: r.agree, disagree: r.disagree }).toEqual({ agree: 0, disagree: 1 })
+    expect(r.discrepancies.map((d) => [d.facts[0].name, d.facts[1].name, d.facts[1].value.size])).toEqual([['BANK_1_REGION_1', 'FLASH', 0x80000]])
+  })
+})
+
+describe('cross-check by name (dma, clocks)', () => {
+  it('agrees on equal values and disagrees on different ones', async () => {
+    const a = [fact('dma', 'USART1.TX', { options: [{ controller: 'DMA2', channel: 7, request: 4 }] }, CHIP, 1), fact('dma', 'USART1.RX', { options: [] }, CHIP, 2)]
+    const b = [fact('dma', 'USART1.TX', { options: [{ controller: 'DMA2', channel: 7, request: 4 }] }, 'm.xml', 1), fact('dma', 'USART1.RX', { options: [{ controller: 'DMA2', channel: 2, request: 4 }] }, 'm.xml', 2)]
+    const r = await crossCheck(store({ chip: a, modm: b }), 'dma', plan([choice('modm', 'm.xml')]))
+    expect({ agree: r.agree, disagree: r.disagree }).toEqual({ agree: 1, disagree: 1 })
+  })
+})

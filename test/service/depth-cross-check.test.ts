@@ -1,0 +1,164 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HardwareFacts } from '../../src/service/facts.js'
+import { DataDir } from '../../src/store/layout.js'
+import { SqliteRepository } from '../../src/store/sqlite/store.js'
+import { subsetRelease } from '../compare/subset-release.js'
+import { probeRsMap } from '../helpers/probe-rs-map.js'
+import { scratchDirs } from '../helpers/scratch.js'
+
+/**
+ * Depth topics cross-checked between sources, on a release of world-corpus files: what the service
+ * answers is compared with what the raw files say, read here without the readers (JSON.parse, the
+ * YAML tree, the SVD's `<interrupt>` elements).
+ */
+const WORLD = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '.cache', 'corpus-world')
+const haveWorld = existsSync(join(WORLD, 'sources.json'))
+const CHIP = 'chips/stm32-data/STM32F407VG.json'
+const SVD = 'svd/STMicro/stm32f4/STM32F407.svd'
+const PROBE_STM32 = 'targets/probe-rs/STM32F4_Series.yaml'
+const PROBE_NRF = 'targets/probe-rs/nRF52_Series.yaml'
+const MODM_NRF = 'devices/modm/nrf/nrf52840.xml'
+const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd']
+
+type Obj = Record<string, any>
+const raw = (path: string) => readFileSync(join(WORLD, path), 'utf8')
+const tmp = scratchDirs()
+let facts: HardwareFacts
+let repo: SqliteRepository
+
+async function page(part: string, topic: 'interrupts' | 'memory', extra: Obj = {}): Promise<Obj> {
+  return JSON.parse((await facts.context({ part, topic, limit: 50, max_tokens: 16000, ...extra })).body) as Obj
+}
+
+/** The source line an evidence locator names, and the few after it (an element's opening line, then its members). */
+function located(e: Obj): string {
+  const line = Number(/^line (\d+)/.exec(e.locator)![1])
+  return raw(e.sourcePath).split('\n').slice(line - 1, line + 3).join('\n')
+}
+
+/** Address ranges a kind of memory covers, adjacent regions merged: `kind start-end` strings. */
+function extents(regions: Array<{ kind: string; start: number; size: number }>): string[] {
+  const out: Array<{ kind: string; start: number; end: number }> = []
+  for (const r of [...regions].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.start - b.start))) {
+    const last = out[out.length - 1]
+    if (last && last.kind === r.kind && r.start <= last.end) last.end = Math.max(last.end, r.start + r.size)
+    else out.push({ kind: r.kind, start: r.start, end: r.start + r.size })
+  }
+  return out.map((e) => `${e.kind} ${e.start.toString(16)}-${e.end.toString(16)}`)
+}
+
+describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-corpus files)', () => {
+  const chip = () => JSON.parse(raw(CHIP)) as Obj
+  /** The SVD's interrupt lines: name → number, first declaration. */
+  const svdInterrupts = () => {
+    const out = new Map<string, number>()
+    for (const m of raw(SVD).matchAll(/<interrupt>\s*<name>(\w+)<\/name>[\s\S]*?<value>(\d+)<\/value>/g)) if (!out.has(m[1]!)) out.set(m[1]!, Number(m[2]))
+    return out
+  }
+
+  beforeAll(async () => {
+    const data = tmp('hwfacts-depth-cross-')
+    const id = await subsetRelease(WORLD, FILES, data)
+    new DataDir(data).promote(id)
+    repo = new SqliteRepository(data)
+    facts = new HardwareFacts(repo, 'test-secret')
+  }, 300_000)
+  afterAll(async () => repo?.close())
+
+  it('STM32F407VG interrupts: the chip file is served, the SVD checked by vector number; USART1 is 37 in both, with both evidences', async () => {
+    const lines = chip().cores[0].interrupts as Array<{ name: string; number: number }>
+    const svd = svdInterrupts()
+    const b = await page('STM32F407VG', 'interrupts', { fact_names: 'USART1' })
+    expect(b.target.key).toBe('stm32-data:STM32F407VG')
+    expect(b.crossCheck.checked.map((c: Obj) => c.source.path)).toEqual([SVD])
+    // Expected from the raw files: a chip line agrees when the SVD has it by name at the same number,
+    // or (named otherwise) at its number; none has the same name at another number.
+    const byNumber = new Map([...svd].map(([n, v]) => [v, n]))
+    const agreeing = lines.filter((l) => (svd.has(l.name) ? svd.get(l.name) === l.number : byNumber.has(l.number)))
+    expect(lines.filter((l) => svd.has(l.name) && svd.get(l.name) !== l.number)).toEqual([])
+    expect({ agree: b.crossCheck.agree, disagree: b.crossCheck.disagree }).toEqual({ agree: agreeing.length, disagree: 0 })
+    const matchedNumbers = new Set(agreeing.map((l) => l.number))
+    expect(b.crossCheck.onlyChecked[b.crossCheck.checked[0].key]).toBe([...svd].filter(([n, v]) => !lines.some((l) => l.name === n) && !matchedNumbers.has(v)).length)
+
+    const [usart] = b.facts as Obj[]
+    expect(usart).toMatchObject({ name: 'USART1', value: { number: lines.find((l) => l.name === 'USART1')!.number }, agreement: 'agree' })
+    expect(usart!.value.number).toBe(svd.get('USART1'))
+    expect(usart!.value.number).toBe(37)
+    expect(usart!.evidence.map((e: Obj) => e.sourcePath)).toEqual([CHIP, SVD])
+    for (const e of usart!.evidence) expect(located(e)).toContain('USART1')
+  })
+
+  it('a line the SVD names otherwise agrees by number and keeps the SVD\'s name as an alias', async () => {
+    const lines = chip().cores[0].interrupts as Array<{ name: string; number: number }>
+    const svd = svdInterrupts()
+    const byNumber = new Map([...svd].map(([n, v]) => [v, n]))
+    const renamed = lines.filter((l) => !svd.has(l.name) && byNumber.has(l.number))
+    expect(renamed.length).toBeGreaterThan(0)
+    const b = await page('STM32F407VG', 'interrupts', { fact_names: renamed.map((l) => l.name).join(',') })
+    expect(b.facts.map((f: Obj) => [f.name, f.aliases, f.agreement])).toEqual(renamed.map((l) => [l.name, [byNumber.get(l.number)], 'agree']))
+  })
+
+  it('STM32F407VG memory: the chip file served, probe-rs checked by the ranges each kind covers', async () => {
+    const regions = (chip().memory as Obj[][]).flat().map((r) => ({ name: r.name as string, kind: r.kind as string, start: r.address as number, size: r.size as number }))
+    const kinds: Obj = { '!Nvm': 'flash', '!Ram': 'ram', '!Generic': 'other' }
+    const probe = probeRsMap(join(WORLD, PROBE_STM32), 'STM32F407VG').map((r) => ({ kind: kinds[r.tag], start: r.start, size: r.end - r.start }))
+    const b = await page('STM32F407VG', 'memory')
+    expect(b.target.key).toBe('stm32-data:STM32F407VG')
+    expect(b.crossCheck.checked.map((c: Obj) => c.source.path)).toEqual([PROBE_STM32])
+    const probeExtents = new Set(extents(probe))
+    const extentOf = (r: { kind: string; start: number }) => extents(regions.filter((x) => x.kind === r.kind)).find((e) => {
+      const [lo, hi] = e.split(' ')[1]!.split('-').map((h) => parseInt(h, 16))
+      return r.start >= lo! && r.start < hi!
+    })!
+    for (const r of regions) {
+      const f = (b.facts as Obj[]).find((x) => x.name === r.name)!
+      expect(f.value, r.name).toMatchObject({ kind: r.kind, start: '0x' + r.start.toString(16).toUpperCase().padStart(8, '0'), size: r.size })
+      const agrees = probeExtents.has(extentOf(r))
+      expect(f.agreement, r.name).toBe(agrees ? 'agree' : undefined)
+      // Agreeing, the evidence of every probe-rs region of that range follows the chip file's.
+      const [lo, hi] = extentOf(r).split(' ')[1]!.split('-').map((h) => parseInt(h, 16))
+      const probeRegions = probe.filter((x) => x.kind === r.kind && x.start >= lo! && x.start < hi!).length
+      expect(f.evidence.map((e: Obj) => e.sourcePath), r.name).toEqual(agrees ? [CHIP, ...Array(probeRegions).fill(PROBE_STM32)] : [CHIP])
+    }
+    // The 1 MiB of flash: three sectors in the chip file, one bank in probe-rs, agreeing.
+    expect(extentOf(regions.find((r) => r.name === 'BANK_1_REGION_1')!)).toBe('flash 8000000-8100000')
+    expect(b.facts.find((f: Obj) => f.name === 'BANK_1_REGION_3').agreement).toBe('agree')
+  })
+
+  it('nRF52840 memory from probe-rs (flash 1 MiB at 0x0, RAM 256 KiB at 0x20000000), checked against modm-devices', async () => {
+    const ranges = probeRsMap(join(WORLD, PROBE_NRF), 'nRF52840_xxAA').map((r) => [r.tag, r.start, r.end - r.start])
+    expect(ranges).toContainEqual(['!Nvm', 0, 1024 * 1024])
+    expect(ranges).toContainEqual(['!Ram', 0x20000000, 256 * 1024])
+    const b = await page('nRF52840', 'memory')
+    expect(b.target.source.path).toBe(PROBE_NRF)
+    expect(b.crossCheck.checked.map((c: Obj) => c.source.path)).toEqual([MODM_NRF])
+    const values = (b.facts as Obj[]).map((f) => f.value)
+    expect(values).toContainEqual(expect.objectContaining({ kind: 'flash', start: '0x00000000', size: 1024 * 1024 }))
+    expect(values).toContainEqual(expect.objectContaining({ kind: 'ram', start: '0x20000000', size: 256 * 1024 }))
+    // modm gives flash at 0x0 of the same size: that region agrees, with modm's <memory> line as evidence.
+    const modmFlash = /<memory name="flash"[^>]*start="(0x[0-9a-f]+)" size="(\d+)"/i.exec(raw(MODM_NRF))!
+    expect(Number(modmFlash[1])).toBe(0)
+    expect(Number(modmFlash[2])).toBe(1024 * 1024)
+    const flash = (b.facts as Obj[]).find((f) => f.value.kind === 'flash' && f.value.start === '0x00000000')!
+    expect(flash.agreement).toBe('agree')
+    expect(located(flash.evidence[1])).toContain('<memory name="flash"')
+  })
+
+  it('/v1/discrepancies lists the checked topics and no disagreement where the sources agree; an unknown part is not_found with suggestions', async () => {
+    const d = (await facts.discrepancies({ part: 'STM32F407VG' })) as Obj
+    expect(d.checked.map((c: Obj) => c.topic).sort()).toEqual(['interrupts', 'memory'])
+    expect(d).toMatchObject({ status: 'resolved', count: 0, discrepancies: [] })
+    const unknown = (await facts.discrepancies({ part: 'STM32F407ZZ' })) as Obj
+    expect(unknown.status).toBe('not_found')
+    expect(unknown.suggestions.length).toBeGreaterThan(0)
+  })
+
+  it('the same request gives the same bytes', async () => {
+    const a = (await facts.context({ part: 'STM32F407VG', topic: 'interrupts', limit: 50, max_tokens: 16000 })).body
+    const fresh = new HardwareFacts(repo, 'test-secret', { contextCacheBytes: 0 })
+    expect((await fresh.context({ part: 'STM32F407VG', topic: 'interrupts', limit: 50, max_tokens: 16000 })).body).toBe(a)
+  })
+})
