@@ -110,7 +110,8 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       if (d) {
         if (!d.reasons.includes(said)) d.reasons.push(said)
       } else {
-        const by = owners(key)
+        // A part of a device (as its source says) is no other name of that device, whatever its rule accepts.
+        const by = owners(key).filter((o) => pn.device === undefined || o.nameKey !== normalizeKey(pn.device))
         if (by.length === 1) {
           d = by[0]!
           d.aliasKeys.set(key, pn.name)

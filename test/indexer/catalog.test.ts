@@ -173,6 +173,15 @@ describe('part numbers of other sources', () => {
     expect(checkReach(catalog).problems).toEqual([])
   })
 
+  it("a part its source names a part of a device stays a part of its own, though the device's rule accepts its name (K32L2B11A)", () => {
+    const header: TargetSummary = { ...nxpErrata, key: 'nxp-features:K32L2B11A', device: 'K32L2B11A', sourcePath: 'features/nxp/K32L2B11A_features.h' }
+    const { ix } = build([header], [], [pn('K32L2B11VLH0A', 'NXP Semiconductors', { device: 'K32L2B11A', sourcePath: header.sourcePath, line: 449 })])
+    const m = ix.match('K32L2B11VLH0A').matches
+    expect(m.map((x) => [x.entity.name, x.how, x.entity.targets])).toEqual([['K32L2B11VLH0A', 'exact', { errata: ['nxp-features:K32L2B11A'] }]])
+    // A code no source names is the device's, by NXP's K32 L rule.
+    expect(ix.match('K32L2B11VMP0A').matches.map((x) => [x.entity.name, x.how])).toEqual([['K32L2B11A', 'ordering-code']])
+  })
+
   it('a part number that is another name or an ordering code of a known part joins it; its package narrows the vendor rule', () => {
     const mchp = { vendor: 'Microchip Technology Inc.' }
     const { ix } = build(

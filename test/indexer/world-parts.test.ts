@@ -150,6 +150,8 @@ describe.skipIf(!haveWorld)('part numbers of other vendors, on a release of worl
     expect(r).toMatchObject({ status: 'resolved', match: 'ordering-code', part: { name: device } })
     expect(r.topics.registers.target.device).toBe(device)
     expect((await orderingOf(device)).reason).toContain('NXP K32 L ordering code')
+    // The sibling's own parts stay parts of their own, by the header's spelling.
+    expect(await resolvePart('K32L2B11VLH0A')).toMatchObject({ status: 'resolved', match: 'exact', part: { name: 'K32L2B11VLH0A' } })
   })
 
   it('EFM32GG230F1024-QFN64 and TMPM367FDFG resolve to the devices their SVDs name', async () => {
