@@ -83,9 +83,6 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     [...(d.targets.get('errata') ?? [])].flatMap((k) => byKey.get(k)?.identity?.variants ?? []).map((v) => /_XX([A-Z]{2})$/.exec(v)?.[1]).filter((x): x is string => x !== undefined)
   const orderingFor = (d: Draft) =>
     !d.vendorRule || (d.kind === 'device' && coreOf(d.name)) ? undefined : orderingOf(d.vendorRule, d.name, d.kind, { packages: [...d.packages].sort(), variants: [...new Set(variantsOf(d))].sort() })
-  const setOrdering = (d: Draft) => {
-    if (!d.ordering) d.ordering = orderingFor(d)
-  }
 
   /**
    * The part a part number is: the entity of that name or another name of it; else the one part
@@ -125,7 +122,8 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       if (d) {
         if (!d.reasons.includes(said)) d.reasons.push(said)
       } else {
-        const by = owners(key)
+        // A part of a device (as its source says) is no other name of that device, whatever its rule accepts.
+        const by = owners(key).filter((o) => pn.device === undefined || o.nameKey !== normalizeKey(pn.device))
         if (by.length === 1) {
           d = by[0]!
           d.aliasKeys.set(key, pn.name)
@@ -242,8 +240,10 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       `SVD device ${t.device} (${t.sourcePath})` +
         (name !== t.device && /_registers$/i.test(t.device) ? `: the file names its device ${t.device}, the register file of ${name}` : '') +
         (name !== t.device && /_v[0-9]+$/.test(t.device) ? `: ${t.device} without its file version` : '') +
-        (series ? `: named like its series, it is the register map the publisher gives for the series ${t.identity!.series}` : '')
+        (series ? `: named like its series, it is the register map the publisher gives for the series ${t.identity!.series}` : '') +
+        (t.identity?.packages ? `; the package codes it gives: ${t.identity.packages.join(', ')}` : '')
     )
+    for (const p of t.identity?.packages ?? []) d.packages.add(p)
     addRegisterMap(d, t.key)
     d.attrs.vendor ??= vendor?.name ?? t.identity?.vendor
     d.vendorRule ??= vendor
@@ -304,6 +304,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     for (const m of d.members) chip.members.add(m)
     chip.attrs.vendor ??= d.attrs.vendor
     chip.vendorRule ??= d.vendorRule
+    for (const p of d.packages) chip.packages.add(p)
     const own = chip.targets.size > 0 ? ` ${chip.name} names its main core's source itself;` : ''
     chip.reasons.push(`${d.name} is the ${c.core} core of ${chip.name}:${own} a topic that several cores give is ambiguous between them`)
   }
@@ -318,7 +319,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
   addPartNumbers(input.partNumbers ?? [])
 
   // Ordering codes, by the vendor's rule, for parts and devices (not one core of a part).
-  for (const d of drafts.values()) setOrdering(d)
+  for (const d of drafts.values()) d.ordering = orderingFor(d)
 
   // Curation: aliases first (they may create parts), then overrides.
   for (const a of curation.aliases) {
@@ -330,8 +331,10 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
     const d = entity(a.name, 'device', `curation: ${a.reason}`)
     for (const t of ts) for (const topic of t.topics) if (!topics || topics.includes(topic)) addTarget(d, topic, t.key)
+    for (const t of ts) for (const p of t.identity?.packages ?? []) d.packages.add(p)
     d.vendorRule ??= vendorOf(ts[0]!)
-    setOrdering(d)
+    // Derived again: the aliased device's source may give the part's packages.
+    d.ordering = orderingFor(d)
   }
   for (const o of curation.overrides) {
     const ts = o.device === null ? [] : (devices.get(normalizeKey(o.device)) ?? []).filter((t) => t.topics.includes(o.topic))

@@ -13,6 +13,8 @@ export interface VendorRule {
   kinds?: Array<CatalogEntity['kind']>
   names: RegExp
   wildcard?: string
+  /** The end of the name that the code writes where the suffix's `{tail}` stands, not after the stem. */
+  tail?: RegExp
   suffix: string
   anyPackage?: string
   anyVariant?: string
@@ -73,13 +75,16 @@ export function parseVendors(doc: unknown, file: string): Vendor[] {
       const rat = `${at}.ordering[${j}]`
       const suffix = str(r.suffix) ? r.suffix : ''
       // The placeholders are filled in before compiling: check the pattern with their fallbacks.
-      regex(suffix.replace('{packages}', '(?:AA)').replace('{variants}', '(?:AA)'), `${rat}.suffix`, errors)
+      regex(suffix.replace('{packages}', '(?:AA)').replace('{variants}', '(?:AA)').replace('{tail}', 'A'), `${rat}.suffix`, errors)
       if (r.wildcard !== undefined) regex(r.wildcard, `${rat}.wildcard`, errors)
+      const tail = r.tail === undefined ? undefined : regex(str(r.tail) ? `(?:${r.tail})$` : r.tail, `${rat}.tail`, errors, 'i')
+      if ((tail !== undefined) !== suffix.includes('{tail}')) errors.push(`${rat}: a tail and a {tail} in the suffix go together`)
       if (!str(r.reason) || !str(r.example)) errors.push(`${rat}: reason and example are required`)
       return {
         ...(Array.isArray(r.kinds) ? { kinds: r.kinds as VendorRule['kinds'] } : {}),
         names: regex(r.names, `${rat}.names`, errors, 'i') ?? /$^/,
         ...(str(r.wildcard) ? { wildcard: r.wildcard } : {}),
+        ...(tail ? { tail } : {}),
         suffix,
         ...(str(r.anyPackage) ? { anyPackage: r.anyPackage } : {}),
         ...(str(r.anyVariant) ? { anyVariant: r.anyVariant } : {}),
@@ -107,11 +112,16 @@ export function vendorOfPart(vendors: readonly Vendor[], name: string): Vendor |
   return hits.length === 1 ? hits[0] : undefined
 }
 
+/** The vendor's prefix when `name` is written without it. */
+const prefixLeftOut = (vendor: Vendor | undefined, name: string) => {
+  const p = vendor?.prefix
+  return p && !normalizeKey(name).startsWith(normalizeKey(p.name)) ? p : undefined
+}
+
 /** A part number as its vendor writes it: with the vendor's prefix where the source left it out. */
 export function vendorSpelling(vendor: Vendor | undefined, name: string): { name: string; reason?: string } {
-  const p = vendor?.prefix
-  if (!p || normalizeKey(name).startsWith(normalizeKey(p.name))) return { name }
-  return { name: p.name + name.toUpperCase(), reason: p.reason }
+  const p = prefixLeftOut(vendor, name)
+  return p ? { name: p.name + name.toUpperCase(), reason: p.reason } : { name }
 }
 
 /** The vendor the first of `names` (a source's vendor, then its publisher, …) that any vendor's patterns match names. */
@@ -129,8 +139,9 @@ const alternatives = (codes: readonly string[]) => `(?:${[...new Set(codes.map(n
 
 /**
  * How ordering codes of one entity are written, by the first of its vendor's rules that applies
- * to its name and kind. `packages` and `variants` are what the sources give for this part: where
- * the rule names them, only those are accepted.
+ * to its name and kind, with the vendor's prefix where the name lacks it (Toshiba's TMP before
+ * M367). `packages` and `variants` are what the sources give for this part: where the rule names
+ * them, only those are accepted.
  */
 export function orderingOf(
   vendor: Vendor,
@@ -141,18 +152,27 @@ export function orderingOf(
   for (const r of vendor.ordering) {
     if (r.kinds && !r.kinds.includes(kind)) continue
     if (!r.names.test(name)) continue
-    let stem = normalizeKey(name)
+    let rest = name
+    let tail = ''
+    if (r.tail) {
+      const m = r.tail.exec(name)
+      if (!m) continue
+      rest = name.slice(0, m.index)
+      tail = escape(normalizeKey(m[0]))
+    }
+    let stem = normalizeKey(rest)
     let head = ''
     if (r.wildcard) {
       // A lowercase x past the vendor prefix stands for one character of the code.
-      const i = name.indexOf('x', 4)
+      const i = rest.indexOf('x', 4)
       if (i < 0) continue
-      stem = normalizeKey(name.slice(0, i))
-      head = [...name.slice(i)].map((c) => (c === 'x' ? r.wildcard : escape(normalizeKey(c)))).join('')
+      stem = normalizeKey(rest.slice(0, i))
+      head = [...rest.slice(i)].map((c) => (c === 'x' ? r.wildcard : escape(normalizeKey(c)))).join('')
     }
+    stem = normalizeKey(prefixLeftOut(vendor, name)?.name ?? '') + stem
     const packages = given.packages?.length ? alternatives(given.packages) : undefined
     const variants = given.variants?.length ? alternatives(given.variants) : undefined
-    const suffix = head + r.suffix.replace('{packages}', packages ?? r.anyPackage ?? '').replace('{variants}', variants ?? r.anyVariant ?? '')
+    const suffix = head + r.suffix.replace('{packages}', packages ?? r.anyPackage ?? '').replace('{variants}', variants ?? r.anyVariant ?? '').replace('{tail}', tail)
     const notes = [
       r.suffix.includes('{packages}') ? (packages ? `packages the sources give: ${given.packages!.join(', ')}` : 'no source lists its packages: any package code is accepted') : '',
       r.suffix.includes('{variants}') && variants ? `build variants the sources give: ${given.variants!.join(', ')}` : ''

@@ -33,11 +33,21 @@ import { normalizeKey } from '../../src/model/text.js'
 
 // ---------------------------------------------------------------- emit stage (read: svd/read.ts, resolve: svd/resolve.ts)
 
+/**
+ * A register PACKAGE whose field PACKAGE enumerates the device's package options (Nordic's FICR
+ * INFO.PACKAGE; no other publisher's SVDs have one): each value's description writes the codes
+ * as the ordering code does, followed by xx (`QIxx - 7x7 73-pin aQFN`, `CExx or CFxx - 236 ball WLCSP`).
+ */
+const PACKAGE_REGISTER = /(?:^|\.)PACKAGE$/
+const PACKAGE_CODE = /\b([A-Z]{2})xx\b/g
+
 class SvdFile extends SvdResolver {
   readonly facts: FactDraft[] = []
   /** `interrupts` facts, named apart from the registers' (a line is often named as its peripheral). */
   readonly interrupts: FactDraft[] = []
   readonly names = new Set<string>()
+  /** Package codes the device's package field enumerates (see PACKAGE_REGISTER). */
+  readonly packages = new Set<string>()
   duplicates = 0
   private scope!: FactScope
   target!: DocumentTarget
@@ -325,6 +335,8 @@ class SvdFile extends SvdResolver {
     const bitOffset = f.bitOffset as number
     const description = f.description ?? null
     const dim = f.dim
+    if (f.name === 'PACKAGE' && PACKAGE_REGISTER.test(reg))
+      for (const e of f.enums ?? EMPTY) for (const m of (e.description ?? '').matchAll(PACKAGE_CODE)) this.packages.add(m[1]!)
     if (!dim) {
       this.push(reg + '.' + f.name, { bitOffset, bitWidth: f.bitWidth, access, description, enumeratedValues: f.enums }, ev, peripherals)
       return
@@ -371,6 +383,7 @@ export function parseSvd(artifact: LoadedArtifact, stats?: SvdStats): AdapterRes
     result.problems.push({ file: artifact.path, reason: `SVD could not be read: ${(err as Error).message}` })
     return result
   }
+  if (file.target && file.packages.size > 0) file.target.identity = { ...file.target.identity, packages: [...file.packages].sort() }
   result.problems = file.problems
   if (file.target) {
     result.targets.push(file.target)
@@ -397,7 +410,8 @@ export const svdAdapter: SourceAdapter = {
   // 3: every <registers>, <fields> and <peripherals> block, not only the last.
   // 4: files naming one device are one target with several sources (see merge.ts).
   // 5: interrupts facts.
-  version: '5',
+  // 6: package codes in the target identity (Nordic's FICR INFO.PACKAGE).
+  version: '6',
   kinds: ['cmsis-svd'],
   // Each device is a unit of its own: usually one file, several where several files name it.
   units(artifacts) {

@@ -101,6 +101,11 @@ export interface TargetIdentity {
   variants?: string[]
   /** Core of a multi-core device the target describes (`application`, `network`). */
   core?: string
+  /**
+   * Package codes the source gives for its device, as the vendor's ordering code writes them:
+   * Nordic's FICR `INFO.PACKAGE` values (`QIxx - 7x7 73-pin aQFN` → `QI`). Sorted.
+   */
+  packages?: string[]
 }
 
 /** One entry of the STM32 selector catalog: an orderable selector part. */

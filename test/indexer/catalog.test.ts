@@ -103,6 +103,28 @@ describe('derived catalog', () => {
     expect(registers(ix, 'ATSAMD21E15B-UUT')).toEqual(['ATSAMD21E15B', 'ATSAMD21E15BU'])
   })
 
+  it("package codes an SVD gives narrow its vendor's rule: for its device, the chip of its cores, and a part a curation alias maps to it", () => {
+    const nordic = (packages: string[]): TargetIdentity => ({ vendor: 'Nordic Semiconductor', series: 'nrf52', packages })
+    const targets = [
+      svd('Nordic/nrf52840', 'nrf52840', nordic(['CK', 'QF', 'QI'])),
+      errata('NRF52840', ['NRF52840_XXAA']),
+      svd('Nordic/nrf5340_application', 'nrf5340_application', nordic(['CL', 'QK'])),
+      svd('Nordic/nrf52', 'nrf52', nordic(['CH', 'QF']))
+    ]
+    const curation = { ...EMPTY_CURATION, aliases: [{ name: 'nRF52832', device: 'nrf52', reason: 'nrf52.svd describes the nRF52832' }] }
+    const ix = new CatalogIndex(buildCatalog({ targets, parts: [] }, curation, vendors).catalog)
+    const owner = (q: string) => ix.match(q).matches.filter((m) => m.how === 'ordering-code').map((m) => m.entity.name)
+    expect(owner('nRF52840-QIAA-R7')).toEqual(['nRF52840'])
+    expect(owner('nRF52840-CKAA')).toEqual(['nRF52840'])
+    expect(owner('nRF52840-QDAA')).toEqual([])
+    expect(ix.entity('nRF52840')!.reason).toContain('the package codes it gives: CK, QF, QI')
+    expect(ix.entity('nRF52840')!.ordering!.reason).toContain('packages the sources give: CK, QF, QI')
+    expect(owner('nRF5340-QKAA')).toEqual(['nRF5340'])
+    expect(owner('nRF5340-QIAA')).toEqual([])
+    expect(owner('nRF52832-CHAA')).toEqual(['nRF52832'])
+    expect(owner('nRF52832-QIAA')).toEqual([])
+  })
+
   it('a source that could not be read still maps its part: the topic is failed, not missing, and no reach problem', () => {
     const failed: TargetSummary = { ...pins('STM32X123K(6-8)Tx', 'LQFP32'), key: 'failed:pins/stm32/mcu/STM32X123K(6-8)Tx.xml', factCounts: {}, failure: { file: 'pins/stm32/mcu/STM32X123K(6-8)Tx.xml', line: 3, reason: 'not well-formed XML' } }
     const { ix, catalog } = index([failed], [])
@@ -149,6 +171,15 @@ describe('part numbers of other sources', () => {
     expect(m[0]!.entity.reason).toContain('features/nxp/MKL25Z4_features.h line 433')
     expect(ix.match('MKL25Z128VLK4R').matches.map((x) => [x.entity.name, x.how])).toEqual([['MKL25Z128VLK4', 'ordering-code']])
     expect(checkReach(catalog).problems).toEqual([])
+  })
+
+  it("a part its source names a part of a device stays a part of its own, though the device's rule accepts its name (K32L2B11A)", () => {
+    const header: TargetSummary = { ...nxpErrata, key: 'nxp-features:K32L2B11A', device: 'K32L2B11A', sourcePath: 'features/nxp/K32L2B11A_features.h' }
+    const { ix } = build([header], [], [pn('K32L2B11VLH0A', 'NXP Semiconductors', { device: 'K32L2B11A', sourcePath: header.sourcePath, line: 449 })])
+    const m = ix.match('K32L2B11VLH0A').matches
+    expect(m.map((x) => [x.entity.name, x.how, x.entity.targets])).toEqual([['K32L2B11VLH0A', 'exact', { errata: ['nxp-features:K32L2B11A'] }]])
+    // A code no source names is the device's, by NXP's K32 L rule.
+    expect(ix.match('K32L2B11VMP0A').matches.map((x) => [x.entity.name, x.how])).toEqual([['K32L2B11A', 'ordering-code']])
   })
 
   it('a part number that is another name or an ordering code of a known part joins it; its package narrows the vendor rule', () => {

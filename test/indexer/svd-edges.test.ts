@@ -70,6 +70,25 @@ describe('svd edges: the device and its target', () => {
     expect(none.targets[0]?.identity).toEqual({})
   })
 
+  it("identity: the package codes a PACKAGE register's PACKAGE field enumerates (Nordic's FICR INFO.PACKAGE)", () => {
+    const values = (...ds: string[]) => ds.map((d, i) => `<enumeratedValue><name>V${i}</name><description>${d}</description><value>${i}</value></enumeratedValue>`).join('')
+    const field = (reg: string, f: string, ...ds: string[]) =>
+      `<register><name>${reg}</name><addressOffset>0x${reg.length.toString(16)}</addressOffset><fields><field><name>${f}</name><lsb>0</lsb><msb>31</msb><enumeratedValues>${values(...ds)}</enumeratedValues></field></fields></register>`
+    const r = parse([
+      '<device><name>NRFX</name>',
+      '<peripherals><peripheral><name>FICR</name><baseAddress>0x1000</baseAddress><registers>',
+      '<cluster><name>INFO</name><addressOffset>0x100</addressOffset>',
+      field('PACKAGE', 'PACKAGE', 'QIxx - 7x7 73-pin aQFN', 'CExx or CFxx - 236 ball WLCSP', 'Unspecified', 'QIxx again'),
+      '</cluster>',
+      // Not the package field: another field of another register, the same words.
+      field('VARIANT', 'PACKAGE', 'QDxx - 5x5 40-pin QFN'),
+      field('PACKAGE', 'OTHER', 'QKxx - 94-pin aQFN'),
+      '</registers></peripheral></peripherals></device>'
+    ])
+    expect(r.problems).toEqual([])
+    expect(r.targets[0]!.identity).toEqual({ vendor: 'Acme', packages: ['CE', 'CF', 'QI'] })
+  })
+
   it('a file starting with a byte-order mark is read; the key drops svd/ and .svd only', () => {
     const content = Buffer.from('\uFEFF<device><name>B</name></device>')
     const r = parseSvd({ path: 'svd/X/a.svd.SVD', sha256: SHA, bytes: content.length, kind: 'cmsis-svd', publisher: 'X', license: 'MIT', mediaType: 'application/xml', content })

@@ -73,6 +73,42 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     const nordic = vendor('nordic')
     expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAA-R7', 'device', { variants: ['AA'] })).toBe(true)
     expect(accepts(nordic, 'nRF52840', 'nRF52840-QIAB', 'device', { variants: ['AA'] })).toBe(false)
+    // Packages its SVD enumerates (FICR.INFO.PACKAGE): QD is the nRF52833's, not the nRF52840's.
+    const given = { packages: ['CK', 'QF', 'QI'], variants: ['AA'] }
+    expect(accepts(nordic, 'nRF52840', 'nRF52840-CKAA-R', 'device', given)).toBe(true)
+    expect(accepts(nordic, 'nRF52840', 'nRF52840-QDAA', 'device', given)).toBe(false)
+    expect(orderingOf(nordic, 'nRF52840', 'device', given)!.reason).toContain('packages the sources give: CK, QF, QI')
+  })
+
+  it("Nordic's SiPs (nRF91): the SiP's own variant code, not the MDK's build variant", () => {
+    const nordic = vendor('nordic')
+    expect(accepts(nordic, 'nRF9160', 'nRF9160-SICA-R7', 'device', { variants: ['AA'] })).toBe(true)
+    expect(accepts(nordic, 'nRF9160', 'nRF9160-SIBA', 'device', { variants: ['AA'] })).toBe(true)
+    expect(accepts(nordic, 'nRF9160', 'nRF9160-SICA-R8', 'device', { variants: ['AA'] })).toBe(false)
+    expect(accepts(nordic, 'nRF9160', 'nRF9160-SIC', 'device', { variants: ['AA'] })).toBe(false)
+    // Not the SoCs: their second pair is the build variant.
+    expect(accepts(nordic, 'nRF5340', 'nRF5340-QKCA', 'device', { variants: ['AA'] })).toBe(false)
+  })
+
+  it("a tail: NXP's K32 L device name ends its ordering codes", () => {
+    const nxp = vendor('nxp')
+    expect(accepts(nxp, 'K32L2B21A', 'K32L2B21VLH0A')).toBe(true)
+    expect(accepts(nxp, 'K32L2B21A', 'K32L2B21VMP0A')).toBe(true)
+    expect(accepts(nxp, 'K32L2A41A', 'K32L2A41VLL1A')).toBe(true)
+    expect(accepts(nxp, 'K32L2B21A', 'K32L2B21VLH0B')).toBe(false)
+    expect(accepts(nxp, 'K32L2B21A', 'K32L2B21AVLH0A')).toBe(false)
+    expect(orderingOf(nxp, 'K32L2B21A', 'device')).toMatchObject({ stem: 'K32L2B21', suffix: '[JVC][A-Z]{2}[0-9]A' })
+    // A name the tail does not end (K32L3A60) falls to the next rule.
+    expect(orderingOf(nxp, 'K32L3A60', 'device')!.stem).toBe('K32L3A60')
+  })
+
+  it("a vendor's prefix starts its ordering codes where the source's name lacks it (Toshiba's TMP)", () => {
+    const toshiba = vendor('toshiba')
+    expect(accepts(toshiba, 'M367', 'TMPM367FDFG')).toBe(true)
+    expect(accepts(toshiba, 'M36B', 'TMPM36BFYFG')).toBe(true)
+    expect(accepts(toshiba, 'M367', 'M367FDFG')).toBe(false)
+    expect(accepts(toshiba, 'M367', 'TMPM368FDFG')).toBe(false)
+    expect(orderingOf(toshiba, 'M367', 'device')!.stem).toBe('TMPM367')
   })
 
   it('a part whose source names no vendor is known by the one vendor whose part-name patterns match it', () => {
@@ -95,7 +131,8 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
       vendors: [
         { id: 'a', name: 'A', match: ['('], ordering: [] },
         { id: 'a', name: 'B', match: ['B'], ordering: [{ names: '^B', suffix: '[', reason: 'r', example: 'e' }] },
-        { id: 'c', name: 'C', match: ['C'], ordering: [{ names: '^C', suffix: 'X' }] }
+        { id: 'c', name: 'C', match: ['C'], ordering: [{ names: '^C', suffix: 'X' }] },
+        { id: 'd', name: 'D', match: ['D'], ordering: [{ names: '^D', suffix: 'X', tail: '[A-Z]', reason: 'r', example: 'e' }] }
       ]
     }
     let err: unknown
@@ -110,6 +147,7 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     expect(errors).toContain('vendors[1] (a): id given twice')
     expect(errors.some((e) => e.startsWith('vendors[1] (a).ordering[0].suffix'))).toBe(true)
     expect(errors).toContain('vendors[2] (c).ordering[0]: reason and example are required')
+    expect(errors).toContain('vendors[3] (d).ordering[0]: a tail and a {tail} in the suffix go together')
     expect(() => parseVendors({ format: 'x', vendors: [] }, 'v.json')).toThrow(/format/)
   })
 })

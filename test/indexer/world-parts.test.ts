@@ -7,9 +7,9 @@ import { testApp, type TestApp } from '../helpers/app.js'
 import { scratchDirs } from '../helpers/scratch.js'
 
 /**
- * Part numbers people type, of vendors other than ST and Nordic, resolved on a release of the
- * world corpus's files that describe them (issue 26's examples). What each must resolve to is read
- * from the raw files here: the SVD's own `<name>`, the feature header's `CPU_` macro.
+ * Part numbers people type, resolved on a release of the world corpus's files that describe them
+ * (issue 26's examples). What each must resolve to is read from the raw files here: the SVD's own
+ * `<name>`, the feature header's `CPU_` macro, the package codes an SVD enumerates.
  */
 const WORLD = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '.cache', 'corpus-world')
 const haveWorld = existsSync(join(WORLD, 'sources.json'))
@@ -26,7 +26,16 @@ const FILES = [
   'svd/Spansion/MB9AF10xN.svd',
   'svd/Atmel/ATSAMD21G18A.svd',
   'devices/modm/sam/samd21.xml',
-  'targets/probe-rs/GD32F10x_Series.yaml'
+  'targets/probe-rs/GD32F10x_Series.yaml',
+  'svd/Nordic/nrf9160.svd',
+  'errata/nordic/nrf91_erratas.h',
+  'targets/probe-rs/nRF91_Series.yaml',
+  'svd/Nordic/nrf52840.svd',
+  'errata/nordic/nrf52_erratas.h',
+  'svd/NXP/K32L2B21A.xml',
+  'features/nxp/K32L2B11A_features.h',
+  'svd/SiliconLabs/Series0/EFM32GG/EFM32GG230F1024.svd',
+  'svd/Toshiba/M367.svd'
 ]
 const raw = (path: string) => readFileSync(join(WORLD, path), 'utf8')
 const svdName = (path: string) => /<device\b[\s\S]*?<name>\s*([^<\s]+)\s*<\/name>/.exec(raw(path))![1]!
@@ -38,6 +47,8 @@ type Obj = Record<string, any>
 const get = async (path: string, param: string, q: string): Promise<Obj> =>
   (await t.app.inject({ url: `${path}?${param}=${encodeURIComponent(q)}&corpus_release=${release}`, headers: t.auth })).json()
 const resolvePart = (q: string) => get('/v1/parts/resolve', 'q', q)
+/** The rule by which a part's ordering codes resolve, and why (the release catalog's entity). */
+const orderingOf = async (name: string) => (await t.facts.store(release)).catalog.entities.find((e) => e.name === name)!.ordering!
 
 describe.skipIf(!haveWorld)('part numbers of other vendors, on a release of world-corpus files', () => {
   beforeAll(async () => {
@@ -92,5 +103,68 @@ describe.skipIf(!haveWorld)('part numbers of other vendors, on a release of worl
     expect(entity.vendor).toBe('GigaDevice')
     const line = raw('targets/probe-rs/GD32F10x_Series.yaml').split('\n').indexOf('- name: GD32F103C8') + 1
     expect(entity.reason).toContain(`part number GD32F103C8 of targets/probe-rs/GD32F10x_Series.yaml line ${line}`)
+  })
+
+  it("nRF9160-SICA-R7 resolves by Nordic's SiP rule: SICA is the variant the SVD's FICR and probe-rs's chip detection give", async () => {
+    // The SVD's SIPINFO.VARIANT holds the four letters; probe-rs reads them as one little-endian word.
+    expect(raw('svd/Nordic/nrf9160.svd')).toMatch(/SIP VARIANT, encoded in ASCII, for example SIAA, SIBA or SICA/)
+    const detection = /part: 0x9160\s+variants:\s+(0x[0-9a-f]+): (\S+)/.exec(raw('targets/probe-rs/nRF91_Series.yaml'))!
+    const word = Buffer.alloc(4)
+    word.writeUInt32LE(Number(detection[1]))
+    expect([word.toString('ascii'), detection[2]]).toEqual(['SICA', 'nRF9160_xxAA'])
+    expect(raw('errata/nordic/nrf91_erratas.h')).toContain('NRF9160_XXAA')
+    const r = await resolvePart('nRF9160-SICA-R7')
+    expect(r).toMatchObject({ status: 'resolved', match: 'ordering-code', part: { name: 'nRF9160' } })
+    expect(r.topics.registers.target.device).toBe(svdName('svd/Nordic/nrf9160.svd'))
+    expect(r.topics.errata.target.key).toBe('nordic-errata:NRF9160')
+    expect((await orderingOf('nRF9160')).reason).toContain('Nordic SiP ordering code')
+    // probe-rs's variant is the same part.
+    expect((await resolvePart('nRF9160_xxAA')).part.name).toBe('nRF9160')
+  })
+
+  it("nRF52840: the package codes its SVD's FICR.INFO.PACKAGE enumerates are accepted, another package is not_found", async () => {
+    const ficr = raw('svd/Nordic/nrf52840.svd')
+    const field = ficr.slice(ficr.indexOf('<name>PACKAGE</name>'), ficr.indexOf('</enumeratedValues>', ficr.indexOf('<name>PACKAGE</name>')))
+    const codes = [...field.matchAll(/<description>([A-Z]{2})xx - [^<]*<\/description>/g)].map((m) => m[1]!)
+    expect(codes).toContain('QI')
+    expect(codes).not.toContain('QD')
+    for (const code of codes) {
+      const r = await resolvePart(`nRF52840-${code}AA-R7`)
+      expect(r, code).toMatchObject({ status: 'resolved', match: 'ordering-code', part: { name: 'nRF52840' } })
+      expect(r.topics.registers.target.device).toBe(svdName('svd/Nordic/nrf52840.svd'))
+    }
+    expect((await orderingOf('nRF52840')).reason).toContain(`packages the sources give: ${codes.sort().join(', ')}`)
+    // QD (the nRF52833's and nRF52820's package) is none of them.
+    const qd = await resolvePart('nRF52840-QDAA')
+    expect(qd.status).toBe('not_found')
+    expect(qd.suggestions.map((x: Obj) => x.name)).toContain('nRF52840')
+  })
+
+  it('K32L2B21VLH0A resolves to the SVD device K32L2B21A by the form the SDK writes its siblings in', async () => {
+    const device = svdName('svd/NXP/K32L2B21A.xml')
+    expect(device).toBe('K32L2B21A')
+    // The sibling K32L2B11A's header: its parts are the device name with VLH0/VMP0 before the last letter.
+    expect(raw('features/nxp/K32L2B11A_features.h')).toContain('defined(CPU_K32L2B11VLH0A) || defined(CPU_K32L2B11VMP0A)')
+    const code = `${device.slice(0, -1)}VLH0${device.slice(-1)}`
+    const r = await resolvePart(code)
+    expect(r).toMatchObject({ status: 'resolved', match: 'ordering-code', part: { name: device } })
+    expect(r.topics.registers.target.device).toBe(device)
+    expect((await orderingOf(device)).reason).toContain('NXP K32 L ordering code')
+    // The sibling's own parts stay parts of their own, by the header's spelling.
+    expect(await resolvePart('K32L2B11VLH0A')).toMatchObject({ status: 'resolved', match: 'exact', part: { name: 'K32L2B11VLH0A' } })
+  })
+
+  it('EFM32GG230F1024-QFN64 and TMPM367FDFG resolve to the devices their SVDs name', async () => {
+    for (const [code, file, rule] of [
+      ['EFM32GG230F1024-QFN64', 'svd/SiliconLabs/Series0/EFM32GG/EFM32GG230F1024.svd', 'Silicon Labs ordering code'],
+      ['TMPM367FDFG', 'svd/Toshiba/M367.svd', 'Toshiba TX ordering code']
+    ] as const) {
+      const r = await resolvePart(code)
+      expect(r, code).toMatchObject({ status: 'resolved', match: 'ordering-code', part: { name: svdName(file) } })
+      expect(r.topics.registers.target.device, code).toBe(svdName(file))
+      expect((await orderingOf(svdName(file))).reason, code).toContain(rule)
+    }
+    // Toshiba's TMP is the vendor's prefix: the SVD names the group only.
+    expect(svdName('svd/Toshiba/M367.svd')).toBe('M367')
   })
 })
