@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import type { FastifyInstance } from 'fastify'
 import { namedSchemas, ref, shared } from '../../schemas/components.js'
 import { CONTRACT_VERSION, NoParams } from '../../schemas/params.js'
+import { CheckResponse } from '../../schemas/check.js'
 import { COMPARE_ROOTS } from '../../schemas/compare.js'
 import { OpenApiDocument, RESPONSE_ROOTS } from '../../schemas/responses.js'
 import { ERROR_CODES } from '../../service/errors.js'
@@ -15,7 +16,7 @@ import type { Contract } from '../contract.js'
  * `components/schemas` entry under its own name. Must be registered before the routes.
  */
 export async function registerContract(app: FastifyInstance, opts: { publicUrl?: string | undefined }): Promise<void> {
-  for (const s of namedSchemas([...RESPONSE_ROOTS, ...COMPARE_ROOTS])) app.addSchema(shared(s))
+  for (const s of namedSchemas([...RESPONSE_ROOTS, ...COMPARE_ROOTS, CheckResponse])) app.addSchema(shared(s))
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.1',
