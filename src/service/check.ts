@@ -483,16 +483,19 @@ function budgeted(head: object, findings: Finding[], maxTokens: number, extra: E
     neededMaxTokens: needed
   })
   const cutNote = (n: number, needed: number) => `max_tokens=${maxTokens} leaves room for ${n} of the ${findings.length} findings (errors first): max_tokens=${needed} lists them all.`
-  // Room for the findings: the budget less the head and the largest tail (cut, with a five-digit budget named).
-  const roomTail = countTokens(tail(page(findings.length, 99_999), findings.length ? [cutNote(findings.length, 99_999)] : []))
-  let used = headTokens + roomTail
-  let n = 0
-  while (n < bodies.length && used + sizes[n]! <= maxTokens) used += sizes[n++]!
+  // With every finding, and room for a max_tokens of more digits.
+  const whole = headTokens + countTokens(tail(page(findings.length, null), [])) + sizes.reduce((a, b) => a + b, 0)
+  let n = bodies.length
+  if (whole > maxTokens) {
+    // Room for the findings: the budget less the head and the largest tail (cut, with a five-digit budget named).
+    let used = headTokens + countTokens(tail(page(findings.length, 99_999), [cutNote(findings.length, 99_999)]))
+    n = 0
+    while (n < bodies.length && used + sizes[n]! <= maxTokens) used += sizes[n++]!
+  }
   let p = page(n, null)
   let more: string[] = []
   if (n < bodies.length) {
-    // With every finding, and room for a max_tokens of more digits.
-    const needed = headTokens + countTokens(tail(page(findings.length, null), [])) + sizes.reduce((a, b) => a + b, 0) + 3
+    const needed = whole + 3
     p = page(n, needed)
     more = [cutNote(n, needed)]
   }
