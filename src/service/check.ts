@@ -120,7 +120,9 @@ const afText = (p: PackagePin, signal: string) => (p.af.has(signal) ? `${p.name}
 export function pinFindings(assign: AssignEntry[], pins: PackagePins, pkg: string): Finding[] {
   const out: Finding[] = []
   const placed: Array<{ entry: AssignEntry; pin: PackagePin }> = []
-  for (const [i, a] of assign.entries()) {
+  for (const [i, entry] of assign.entries()) {
+    // Entries are upper-cased; the source's spelling of the signal (`I2S2_ext_SD`) is what pins list.
+    const a = { ...entry, signal: pins.signalSpelling.get(entry.signal) ?? entry.signal }
     const carriers = pins.bySignal.get(a.signal)
     if (!carriers) {
       // Signals of the same peripheral, or of the same function on another one (`USART9_TX` → `USART1_TX`).
@@ -378,8 +380,9 @@ function inputsOf(topic: CheckTopic, p: CheckParams, inputs: CheckInputs): strin
 }
 
 export class Check {
-  /** Each package's pins, indexed once: a release is immutable, and most checks ask about few parts. */
+  /** Each package's pins indexed, and each target's facts of the other topics, read once: a release is immutable, and most checks ask about few parts. */
   private readonly pinIndexes = new LRUCache<string, PackagePins>({ max: 256 })
+  private readonly topicFacts = new LRUCache<string, Read[]>({ max: 1024 })
 
   constructor(private readonly facts: HardwareFacts) {}
 
@@ -420,7 +423,11 @@ export class Check {
         ])
     const read = async (topic: CheckTopic): Promise<Read[] | undefined> => {
       const choice = resolved.get(topic)?.choice
-      return choice ? parse(await readAll(store, choice, topic, [], [])) : undefined
+      if (!choice) return undefined
+      const key = `${store.manifest.id}\0${choice.target.key}\0${topic}`
+      let facts = this.topicFacts.get(key)
+      if (!facts) this.topicFacts.set(key, (facts = parse(await readAll(store, choice, topic, [], []))))
+      return facts
     }
     const pinsChoice = resolved.get('pins')?.choice
     const [pins, dma, electrical, errata, clocks] = await Promise.all([pinsChoice && this.packagePins(store, pinsChoice), read('dma'), read('electrical'), read('errata'), read('clocks')])
@@ -452,6 +459,29 @@ function notCoveredReason(topic: CheckTopic, res: TopicResolution): string {
   return `${why.replace(/\.$/, '')}: ${what}.`
 }
 
+/** Each evidence item's JSON and tokens, kept with the item: the facts they belong to are cached and immutable. */
+const evidenceJson = new WeakMap<Evidence, { json: string; tokens: number }>()
+const EVIDENCE_MEMBER = countTokens(',"evidence":[]}')
+
+/**
+ * A finding's JSON and an upper bound of its tokens: its own members counted, its evidence items
+ * (most of its text, and the same items check after check) counted once each; joined at
+ * punctuation, the pieces never tokenize into more than their counts add up to.
+ */
+function counted(f: Finding): { json: string; tokens: number } {
+  const { evidence, ...own } = f
+  const head = JSON.stringify(own).slice(0, -1)
+  const items = evidence.map((e) => {
+    let x = evidenceJson.get(e)
+    if (!x) {
+      const json = JSON.stringify(e)
+      evidenceJson.set(e, (x = { json, tokens: countTokens(json) }))
+    }
+    return x
+  })
+  return { json: `${head},"evidence":[${items.map((x) => x.json).join(',')}]}`, tokens: countTokens(head) + EVIDENCE_MEMBER + items.reduce((n, x) => n + x.tokens + 1, 0) }
+}
+
 type Extra = Pick<CheckResponse, 'candidates' | 'candidateCount' | 'hint' | 'suggestions'>
 type Page = CheckResponse['page']
 
@@ -466,8 +496,9 @@ type Page = CheckResponse['page']
 function budgeted(head: object, findings: Finding[], maxTokens: number, extra: Extra, notes: string[]): string {
   const headStr = JSON.stringify(head).slice(0, -1) + ',"findings":['
   const headTokens = countTokens(headStr)
-  const bodies = findings.map((f) => JSON.stringify(f))
-  const sizes = bodies.map((b) => countTokens(b) + 1)
+  const each = findings.map(counted)
+  const bodies = each.map((x) => x.json)
+  const sizes = each.map((x) => x.tokens + 1)
   const tail = (page: Page, more: string[]) => {
     const x = JSON.stringify(extra)
     const all = [...notes, ...more]

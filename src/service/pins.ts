@@ -22,6 +22,8 @@ export interface PackagePin {
 export interface PackagePins {
   byName: ReadonlyMap<string, PackagePin>
   bySignal: ReadonlyMap<string, readonly PackagePin[]>
+  /** Each signal as the source spells it (`I2S2_ext_SD`), by its upper-cased name. */
+  signalSpelling: ReadonlyMap<string, string>
 }
 
 interface PinBody {
@@ -57,5 +59,5 @@ export function packagePins(rows: readonly FactRow[]): PackagePins {
     }
   }
   for (const l of bySignal.values()) l.sort((x, y) => byText(x.label, y.label) || byText(x.position, y.position))
-  return { byName, bySignal }
+  return { byName, bySignal, signalSpelling: new Map([...bySignal.keys()].map((s) => [s.toUpperCase(), s])) }
 }

@@ -121,6 +121,13 @@ describe('STM32F407VGT6 (LQFP100) pins', () => {
     expect(only(j, 'PIN_OK')[0].pins).toEqual([{ pin: 'PA0', position: mcuPositions(raw(F407)).get('PA0-WKUP'), af: null }])
   })
 
+  it('signals match whatever their case, answered in the source\'s spelling (I2S2_ext_SD)', async () => {
+    const label = mcuPinsWithSignal(raw(F407), 'I2S2_ext_SD')[0]!
+    const j = await ok({ part: 'STM32F407VGT6', assign: `i2s2_EXT_sd:${base(label).toLowerCase()}` })
+    expect(only(j, 'PIN_OK')[0]).toMatchObject({ inputs: [`I2S2_EXT_SD:${base(label)}`], pins: [{ pin: base(label), af: gpioAf(modesOf(F407), label, 'I2S2_ext_SD') }] })
+    expect(only(j, 'PIN_OK')[0].message).toContain('I2S2_ext_SD')
+  })
+
   it('errata and clocks this release lacks for an STM32 are info NOT_COVERED (not asked for: valid stays true)', async () => {
     const j = await ok({ part: 'STM32F407VGT6', assign: 'USART1_TX:PA9' })
     const nc = only(j, 'NOT_COVERED')
