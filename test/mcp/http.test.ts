@@ -240,7 +240,7 @@ describe('the /mcp contract', () => {
     // Every tool tools/list names, and no other.
     const listed = (await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' })).json()) as Obj
     const names: string[] = listed.result.tools.map((t: Obj) => t.name)
-    expect(names).toHaveLength(10)
+    expect(names).toHaveLength(11)
     expect(/Tools: ([a-z_, ]+) —/.exec(op.description)![1]!.split(', ').sort()).toEqual([...names].sort())
     expect(Object.keys(op.responses['200'].content)).toEqual(['application/json'])
     for (const s of ['400', '413']) expect(op.responses[s].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcError' })

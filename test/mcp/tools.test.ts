@@ -18,6 +18,7 @@ import {
   SourcesResponse
 } from '../../src/schemas/responses.js'
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../../src/schemas/compare.js'
+import { CheckParams, CheckResponse } from '../../src/schemas/check.js'
 import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
 
@@ -71,7 +72,7 @@ describe('MCP initialize and tools/list', () => {
     expect(client.getInstructions()).toMatch(/resolve_part first/)
   })
 
-  it('lists the 10 tools: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema', async () => {
+  it('lists the 11 tools: the TypeBox parameter schema as inputSchema, the outline of the REST body schema as outputSchema', async () => {
     const { tools } = await client.listTools()
     const { revision: _deprecated, ...contextArgs } = ContextParams.properties
     const expected: Record<string, [object, object]> = {
@@ -84,7 +85,8 @@ describe('MCP initialize and tools/list', () => {
       get_release: [NoParams, ReleaseResponse],
       get_error_code: [ErrorCodeParams, ErrorCodeGuidance],
       compare_releases: [CompareReleasesParams, CompareReleasesResponse],
-      compare_parts: [ComparePartsParams, ComparePartsResponse]
+      compare_parts: [ComparePartsParams, ComparePartsResponse],
+      check_configuration: [CheckParams, CheckResponse]
     }
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort())
     for (const t of tools) {
@@ -155,7 +157,7 @@ describe('MCP initialize and tools/list', () => {
     expect((err as McpError).code).toBe(ErrorCode.InvalidParams)
     expect((err as McpError).message).toContain('get_everything')
     // The SDK client prefixes the code once; the server's message does not carry it already.
-    expect((err as McpError).message).toBe('MCP error -32602: Tool get_everything not found; tools/list names the 10 tools.')
+    expect((err as McpError).message).toBe('MCP error -32602: Tool get_everything not found; tools/list names the 11 tools.')
   })
 })
 
