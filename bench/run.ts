@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DataDir } from '../src/store/layout.js'
+import { benchCheck } from './check.js'
 import { benchCompare } from './compare.js'
 import { benchDepth } from './depth.js'
 import { benchHttp } from './http.js'
@@ -15,7 +16,7 @@ import { benchEngine } from './engine.js'
 import { benchServe } from './serve.js'
 
 /**
- * `npm run bench [-- --only indexing,serve,http,mix,mcp,engine,compare,depth] [--data-dir D] [--wide-data-dir W]
+ * `npm run bench [-- --only indexing,serve,http,mix,mcp,engine,compare,depth,check] [--data-dir D] [--wide-data-dir W]
  * [--baseline REV] [--rounds N] [--digests-out F] [--digests-check F]`: every figure of one run, on
  * this machine. Indexing covers `../shared/corpus` and the wide corpus (unpacked into
  * .cache/corpus-wide when missing); `serve` compares the service on both releases; `mix` loads
@@ -24,7 +25,7 @@ import { benchServe } from './serve.js'
  * `--wide-data-dir` likewise for the wide release, indexed into W first when W has none.
  */
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
-const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mix', 'mcp', 'engine', 'compare', 'depth']
+const only = arg('--only')?.split(',') ?? ['indexing', 'serve', 'http', 'mix', 'mcp', 'engine', 'compare', 'depth', 'check']
 const ROOT = resolve(import.meta.dirname, '..')
 const corpus = resolve(ROOT, '..', 'shared', 'corpus')
 const given = only.includes('indexing') ? undefined : arg('--data-dir')
@@ -87,6 +88,7 @@ try {
   if (only.includes('mcp')) print('mcp', await benchMcp({ dataDir }))
   if (only.includes('compare')) print('compare', await benchCompare(dataDir))
   if (only.includes('depth')) print('depth', await benchDepth(sharedCorpus('corpus-world')))
+  if (only.includes('check')) print('check', await benchCheck(dataDir))
   if (only.includes('engine')) {
     const engines = [
       ['elasticsearch', process.env.ELASTICSEARCH_URL],

@@ -20,6 +20,7 @@ import openapiRoute, { registerContract } from './routes/openapi.js'
 import pingRoute from './routes/ping.js'
 import catalogPartRoute from './routes/v1/catalog/part.js'
 import catalogSearchRoute from './routes/v1/catalog/search.js'
+import checkRoute from './routes/v1/check.js'
 import compareReleasesRoute from './routes/v1/compare/releases.js'
 import comparePartsRoute from './routes/v1/compare/parts.js'
 import discrepanciesRoute from './routes/v1/discrepancies.js'
@@ -132,6 +133,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(compareReleasesRoute, ctx)
   await app.register(comparePartsRoute, ctx)
   await app.register(discrepanciesRoute, ctx)
+  await app.register(checkRoute, ctx)
   for (const p of opts.plugins ?? []) await app.register(async (scope) => p(scope, ctx))
 
   app.addHook('onReady', async () => contract.freeze(app))

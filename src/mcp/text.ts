@@ -398,3 +398,25 @@ export function renderCompareParts(r: Obj): string {
   for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
   return lines.join('\n')
 }
+
+/** `error PIN_CONFLICT [USART1_TX:PA9, TIM1_CH2:PA9]: PA9 is assigned 2 times … [pins/… line 534 …]` per finding. */
+export function renderCheck(r: Obj): string {
+  const c = obj(r.counts)
+  const page = obj(r.page)
+  const lines = [
+    `${str(r.part)} · check · ${str(r.status)}${r.status === 'checked' ? ` · valid: ${str(r.valid) ?? 'null (something asked is not covered)'}` : ''} · release ${str(r.release)}`
+  ]
+  if (r.pinsTarget) lines.push(`Pins: ${target(r.pinsTarget)}`)
+  if (r.status === 'ambiguous') {
+    lines.push(`Ambiguous: ${str(r.hint) ?? ''}`)
+    for (const x of arr(r.candidates)) lines.push(`  - ${target(x)}`)
+    lines.push(`${DO_NOT_PICK_CONTEXT}`)
+  }
+  const sug = suggestionLine(r.suggestions)
+  if (sug) lines.push(sug)
+  if (r.status === 'checked') lines.push(`Findings: ${str(c.error)} errors, ${str(c.warning)} warnings, ${str(c.info)} info`)
+  for (const f of arr(r.findings).map(obj)) lines.push(`${str(f.severity)} ${str(f.code)} [${list(f.inputs, 6)}]: ${str(f.message)}${evidence(f)}`)
+  if (page.truncatedBy) lines.push(`Listed ${str(page.returned)} of ${str(page.total)}: call check_configuration again with max_tokens=${str(page.neededMaxTokens)} for all.`)
+  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+  return lines.join('\n')
+}

@@ -21,11 +21,13 @@ import {
 } from '../schemas/responses.js'
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../schemas/compare.js'
 import { DiscrepanciesParams, DiscrepanciesResponse } from '../schemas/discrepancies.js'
+import { CheckParams, CheckResponse } from '../schemas/check.js'
+import { checkOf } from '../service/check.js'
 import { compareOf } from '../service/compare.js'
 import { ERROR_CODES, ServiceError } from '../service/errors.js'
 import type { HardwareFacts } from '../service/facts.js'
 import { toolResult, withinBudget, type ToolResult } from './budget.js'
-import { renderCatalogPart, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderDiscrepancies, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
+import { renderCatalogPart, renderCheck, renderCompareParts, renderCompareReleases, renderContext, renderCoverage, renderDiscrepancies, renderErrorCode, renderRelease, renderResolve, renderSearch, renderSources } from './text.js'
 
 type Obj = Record<string, unknown>
 
@@ -186,6 +188,16 @@ export const TOOLS: readonly ToolDef[] = [
     output: output(ComparePartsResponse),
     run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)) as Obj,
     render: renderCompareParts
+  }),
+  tool({
+    name: 'check_configuration',
+    title: 'Check a configuration of one part',
+    description:
+      'Checks pin assignments, DMA channels, vdd, temperature, sysclk and silicon revision of one part before board code is written: findings, errors first, with AF numbers, limits, errata, enable bits and evidence. Ambiguous part: candidates, do not pick.',
+    input: CheckParams,
+    output: outline(CheckResponse),
+    run: async (args, ctx) => JSON.parse(await checkOf(ctx.facts).check(args, ctx.apiKey)) as Obj,
+    render: renderCheck
   })
 ]
 

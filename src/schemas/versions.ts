@@ -20,7 +20,7 @@ export const CONTRACT_VERSION_KEYWORD = 'x-contract-version'
 /** The markers, as annotation keywords for a validator that refuses unknown ones (Ajv's strict mode). */
 export const VERSION_KEYWORDS = [SINCE, REQUIRED_SINCE, CONTRACT_VERSION_KEYWORD]
 
-export type VersionMarkers = { [SINCE]?: Record<string, ContractVersion>; [REQUIRED_SINCE]?: Record<string, ContractVersion>; [CONTRACT_VERSION_KEYWORD]?: true }
+export type VersionMarkers = { [SINCE]?: Record<string, ContractVersion> | ContractVersion; [REQUIRED_SINCE]?: Record<string, ContractVersion>; [CONTRACT_VERSION_KEYWORD]?: true }
 
 /** The version each name first appears in, for the names an earlier version lacks. */
 function sinceMap(names: readonly string[], offers: (v: ContractVersion, name: string) => boolean): Record<string, ContractVersion> {

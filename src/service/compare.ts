@@ -3,11 +3,12 @@ import { LRUCache } from 'lru-cache'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../schemas/compare.js'
-import type { FactQuery, FactRow, ReleaseStore } from '../store/types.js'
+import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
-import { splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
+import { readAll, splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
+import { packagePins } from './pins.js'
 
 /**
  * Comparisons over the public store interface: every fact of one resolved target (narrowed by the
@@ -109,36 +110,12 @@ interface Comparison {
 const DEFAULT_LIMIT = 20
 const DEFAULT_MAX_TOKENS = 4000
 const DEFAULT_CANDIDATES = 10
-const READ_BATCH = 5000
 /** A side made here (pins), counted when paged. */
 const UNCOUNTED = -1
 
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 /** Most compared members are strings or numbers: the deep comparison only for objects. */
 const same = (x: unknown, y: unknown) => x === y || (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && isDeepStrictEqual(x, y))
-
-/** Every fact of the target for the topic, in the store's order. */
-async function readAll(store: ReleaseStore, choice: TargetChoice, topic: Topic, names: string[], prefixes: string[], peripheral?: string): Promise<FactRow[]> {
-  const out: FactRow[] = []
-  let after: FactQuery['after']
-  for (;;) {
-    const rows = await store.queryFacts({
-      target: choice.target.key,
-      topic,
-      names,
-      prefixes,
-      ...(peripheral !== undefined ? { peripheral } : {}),
-      ...(choice.package !== undefined ? { package: choice.package } : {}),
-      terms: [],
-      ...(after ? { after } : {}),
-      limit: READ_BATCH
-    })
-    if (rows.length < READ_BATCH) return out.length === 0 ? rows : out.concat(rows)
-    for (const r of rows) out.push(r)
-    const last = rows[rows.length - 1]!
-    after = { score: last.score, ord: last.ord }
-  }
-}
 
 /** Members whose values come from a small fixed set: written as part of the literal text around them. */
 const FIXED = new Set(['kind', 'status', 'change', 'member'])
@@ -615,18 +592,8 @@ interface PinAssignment {
 /** Pins by signal: every pin that carries it, with the AF number that selects it. */
 function bySignal(rows: FactRow[], keep: (n: string) => boolean): Map<string, PinAssignment[]> {
   const out = new Map<string, PinAssignment[]>()
-  for (const r of rows) {
-    const f = JSON.parse(r.body) as { value: { label: string; position: string; signals?: string[]; alternateFunctions?: Array<{ af: number; signal: string }> }; evidence: unknown[] }
-    const v = f.value
-    const afs = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
-    for (const s of new Set([...(v.signals ?? []), ...afs.keys()])) {
-      if (!keep(s)) continue
-      let l = out.get(s)
-      if (!l) out.set(s, (l = []))
-      l.push({ pin: v.label, position: v.position, af: afs.get(s) ?? null, evidence: f.evidence })
-    }
-  }
-  for (const l of out.values()) l.sort((x, y) => byName(x.pin, y.pin) || byName(x.position, y.position))
+  for (const [s, pins] of packagePins(rows).bySignal)
+    if (keep(s)) out.set(s, pins.map((p) => ({ pin: p.label, position: p.position, af: p.af.get(s) ?? null, evidence: p.evidence })))
   return out
 }
 

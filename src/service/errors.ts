@@ -49,6 +49,30 @@ export const ERROR_CODES = {
     retryable: false,
     guidance: 'The cursor is malformed, altered, or belongs to another query or release. Repeat the original query without a cursor and page again with the cursor it returns.'
   },
+  INVALID_ENTRY: {
+    status: 400,
+    title: 'Invalid entry',
+    retryable: false,
+    guidance: 'An entry of a list parameter (`assign`, `dma` of /v1/check) is not of its form, or is listed twice: `assign` takes `SIGNAL:PIN` (`USART1_TX:PA9`, or `USART1_TX:` to ask for its pins), `dma` takes `SIGNAL:CHANNEL` (`USART1_TX:DMA2_CH7`). The detail quotes the entry; fix it and retry.'
+  },
+  TOO_MANY_ENTRIES: {
+    status: 400,
+    title: 'Too many entries',
+    retryable: false,
+    guidance: 'A list parameter has more entries than it allows (`assign` and `dma` of /v1/check: 64 each). Check the configuration in parts.'
+  },
+  UNKNOWN_SIGNAL: {
+    status: 400,
+    title: 'Unknown signal',
+    retryable: false,
+    guidance: 'No pin of the part\'s package carries this signal (the detail quotes the entry and names signals close to it). Check the spelling against /v1/context topic=pins, or give another package.'
+  },
+  UNKNOWN_PIN: {
+    status: 400,
+    title: 'Unknown pin',
+    retryable: false,
+    guidance: 'The pin of the entry is neither a pin of the part\'s package nor a GPIO name (`PA9`); the detail quotes the entry. Use the pin names of /v1/context topic=pins.'
+  },
   MALFORMED_REQUEST: {
     status: 400,
     title: 'Malformed request',

@@ -37,7 +37,10 @@ describe('max_tokens bounds the whole MCP tool result (text rendering and struct
     ['get_context', () => ({ part: 'STM32F407', topic: 'pins' })],
     ['compare_parts', () => ({ part: 'STM32F407VG', other: 'STM32G474RE', topic: 'registers', limit: 50 })],
     ['compare_parts', () => ({ part: 'STM32F407VGT6', other: 'STM32F429ZIT6', topic: 'pins', include_same: true, limit: 50 })],
-    ['compare_releases', () => ({ part: 'STM32F407VG', topic: 'registers', from_release: releaseId, limit: 50 })]
+    ['compare_releases', () => ({ part: 'STM32F407VG', topic: 'registers', from_release: releaseId, limit: 50 })],
+    ['check_configuration', () => ({ part: 'STM32F407VGT6', assign: 'USART1_TX:PA0,USART1_RX:PA10,SPI1_SCK:PA5,SPI1_MISO:PA6,SPI1_MOSI:PA7,I2C1_SCL:PB6,I2C1_SDA:PB7', vdd: 4 })],
+    ['check_configuration', () => ({ part: 'nRF52840', silicon_revision: '0x03' })],
+    ['check_configuration', () => ({ part: 'STM32F407', assign: 'USART1_TX:PA9' })]
   ]
   for (const [name, args] of cases)
     it(`${name} ${JSON.stringify(args()).slice(0, 80)}`, async () => {

@@ -21,6 +21,7 @@ import {
 } from '../../src/schemas/responses.js'
 import { DiscrepanciesParams, DiscrepanciesResponse } from '../../src/schemas/discrepancies.js'
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../../src/schemas/compare.js'
+import { CheckParams, CheckResponse } from '../../src/schemas/check.js'
 import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
 import { TOOLS } from '../../src/mcp/tools.js'
@@ -89,7 +90,8 @@ describe('MCP initialize and tools/list', () => {
       get_error_code: [ErrorCodeParams, ErrorCodeGuidance],
       compare_releases: [CompareReleasesParams, CompareReleasesResponse],
       compare_parts: [ComparePartsParams, ComparePartsResponse],
-      list_discrepancies: [DiscrepanciesParams, DiscrepanciesResponse]
+      list_discrepancies: [DiscrepanciesParams, DiscrepanciesResponse],
+      check_configuration: [CheckParams, CheckResponse]
     }
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort())
     for (const t of tools) {

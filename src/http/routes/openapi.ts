@@ -4,6 +4,7 @@ import { namedSchemas, ref, shared } from '../../schemas/components.js'
 import { SEED_VERSION } from '../../model/versions.js'
 import { SINCE } from '../../schemas/versions.js'
 import { OpenApiParams } from '../../schemas/params.js'
+import { CheckResponse } from '../../schemas/check.js'
 import { COMPARE_ROOTS } from '../../schemas/compare.js'
 import { DISCREPANCIES_ROOTS } from '../../schemas/discrepancies.js'
 import { OpenApiDocument, RESPONSE_ROOTS } from '../../schemas/responses.js'
@@ -20,7 +21,7 @@ import type { Contract } from '../contract.js'
  * Must be registered before the routes.
  */
 export async function registerContract(app: FastifyInstance, opts: { publicUrl?: string | undefined }): Promise<void> {
-  for (const s of namedSchemas([...RESPONSE_ROOTS, ...COMPARE_ROOTS, ...DISCREPANCIES_ROOTS])) app.addSchema(shared(s))
+  for (const s of namedSchemas([...RESPONSE_ROOTS, ...COMPARE_ROOTS, ...DISCREPANCIES_ROOTS, CheckResponse])) app.addSchema(shared(s))
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.1',

@@ -1,0 +1,83 @@
+import os from 'node:os'
+import type { CheckParams } from '../src/schemas/check.js'
+import type { ContextParams } from '../src/schemas/params.js'
+import { Check } from '../src/service/check.js'
+import { HardwareFacts, readAll } from '../src/service/facts.js'
+import { SqliteRepository } from '../src/store/sqlite/store.js'
+import { median } from './lib.js'
+
+/**
+ * A configuration check of 20 pin assignments (with vdd, temperature and sysclk) against one
+ * /v1/context call (pins of the same part, default limit and max_tokens), in the service layer, in
+ * process, the answer cache off, one request at a time; the goal is a median ratio ≤ 2 (issue 28).
+ *  - cold: each check on a new Check, so it reads and indexes the package's pins (the first check of a part).
+ *  - warm: one Check, its pin index kept (every later check of the part), each round another set of assignments.
+ * Which of the two runs first alternates.
+ */
+export interface CheckBenchResult {
+  parts: string[]
+  rounds: number
+  load: { before: number[]; after: number[] }
+  cold: Timing
+  warm: Timing
+}
+interface Timing {
+  checkMs: number
+  contextMs: number
+  ratio: { median: number; p90: number }
+}
+
+const PARTS = ['STM32F407VGT6', 'STM32G474RET6', 'STM32H743VIT6', 'STM32L476RGT6']
+const round3 = (x: number) => +x.toFixed(3)
+
+/** 20 assignments of a part (signal on a pin that carries it, each pin once), from its pins facts; `shift` picks another set. */
+async function assignments(f: HardwareFacts, part: string, shift: number): Promise<string> {
+  const store = await f.store()
+  const ix = f.index(store)
+  const { choice, res } = f.topicResolution(ix, ix.match(part).matches.map((m) => m.entity), 'pins', 10)
+  if (!choice) throw new Error(`${part}: pins ${res.status}`)
+  const pins = (await readAll(store, choice, 'pins', [], [])).map((r) => JSON.parse(r.body) as { name: string; value: { alternateFunctions?: Array<{ signal: string }> } })
+  const out: string[] = []
+  for (const p of pins) {
+    const afs = p.value.alternateFunctions ?? []
+    if (afs.length && out.length < 20) out.push(`${afs[shift % afs.length]!.signal}:${p.name}`)
+  }
+  return out.join(',')
+}
+
+async function time(run: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now()
+  await run()
+  return performance.now() - t0
+}
+
+async function timing(f: HardwareFacts, rounds: number, checkFor: () => Check): Promise<Timing> {
+  const c: number[] = []
+  const x: number[] = []
+  for (let round = 0; round < rounds; round++)
+    for (const [i, part] of PARTS.entries()) {
+      const p = { part, assign: await assignments(f, part, round), vdd: 3.3, temperature: 25, sysclk: 100_000_000 } as CheckParams
+      const q = { part, topic: 'pins', query: `round ${round}` } as ContextParams
+      const check = checkFor()
+      const steps = [async () => c.push(await time(() => check.check(p))), async () => x.push(await time(() => f.context(q)))]
+      for (const step of (i + round) % 2 === 0 ? steps : steps.reverse()) await step()
+    }
+  const rs = c.map((v, i) => v / x[i]!)
+  return { checkMs: round3(median(c)), contextMs: round3(median(x)), ratio: { median: round3(median(rs)), p90: round3([...rs].sort((a, b) => a - b)[Math.floor(rs.length * 0.9)]!) } }
+}
+
+export async function benchCheck(dataDir: string, rounds = 10): Promise<CheckBenchResult> {
+  const repo = new SqliteRepository(dataDir)
+  try {
+    const before = os.loadavg().map((l) => +l.toFixed(2))
+    const f = new HardwareFacts(repo, 'bench', { contextCacheBytes: 0 })
+    // Warm the store and the catalog index for both, untimed.
+    await timing(f, 1, () => new Check(f))
+    const cold = await timing(f, rounds, () => new Check(f))
+    const shared = new Check(f)
+    const warm = await timing(f, rounds, () => shared)
+    return { parts: PARTS, rounds, load: { before, after: os.loadavg().map((l) => +l.toFixed(2)) }, cold, warm }
+  } finally {
+    await repo.close()
+  }
+}
