@@ -3,7 +3,7 @@
 // number resolves (status, how it matched, the part, and per topic the target's source or why none).
 import { HardwareFacts } from '../src/service/facts.js'
 import { SqliteRepository } from '../src/store/sqlite/store.js'
-import { TOPICS } from '../src/model/fact.js'
+import { ALL_TOPICS } from '../src/model/fact.js'
 
 const [dataDir, id, ...parts] = process.argv.slice(2)
 if (!dataDir || !id) {
@@ -16,7 +16,7 @@ const store = await repo.open(id)
 if (!store) throw new Error(`no release ${id} in ${dataDir}`)
 const { catalog } = store
 const byTopic = Object.fromEntries(
-  TOPICS.map((t) => [t, { targets: catalog.targets.filter((x) => !x.failure && x.topics.includes(t)).length, parts: catalog.entities.filter((e) => !e.members && e.kind !== 'refname' && e.targets[t]?.length).length }])
+  ALL_TOPICS.map((t) => [t, { targets: catalog.targets.filter((x) => !x.failure && x.topics.includes(t)).length, parts: catalog.entities.filter((e) => !e.members && e.kind !== 'refname' && e.targets[t]?.length).length }])
 )
 process.stdout.write(JSON.stringify({ release: id, counts: store.manifest.counts, byTopic, problems: store.manifest.problems.length }, null, 2) + '\n')
 for (const q of parts) {

@@ -1,4 +1,4 @@
-import type { CatalogPart, DocumentTarget, PartNumber, Topic } from '../../src/model/fact.js'
+import { TOPICS, type CatalogPart, type DocumentTarget, type PartNumber, type Topic } from '../../src/model/fact.js'
 import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
 import { normalizeKey } from '../../src/model/text.js'
 import type { Curation } from './curation.js'
@@ -38,6 +38,15 @@ interface Draft {
  */
 const ALONG_WITH_REGISTERS: readonly Topic[] = ['registers', 'interrupts']
 const alongWith = (topic: Topic): readonly Topic[] => (topic === 'registers' ? ALONG_WITH_REGISTERS : [topic])
+/**
+ * The topics a target of a device's name gives a part a source says is of that device: its register
+ * map (with its interrupts) and errata, not another source's depth facts of a part of that name
+ * (probe-rs's `STM32H7A3IG` variant is no fact of the package part `STM32H7A3IGKxQ`).
+ */
+const SEED: ReadonlySet<Topic> = new Set(TOPICS)
+const describedBy = (t: Pick<DocumentTarget, 'topics'>): Topic[] => t.topics.filter((x) => SEED.has(x) || (t.topics.includes('registers') && ALONG_WITH_REGISTERS.includes(x)))
+/** The source a target key is from (`probe-rs:nRF52840_xxAA` → `probe-rs`). */
+const sourceOf = (key: string) => key.slice(0, key.indexOf(':'))
 
 /** `STM32L4x6*`-style pattern (only a trailing `*`) over normalized keys. */
 function matchesPattern(pattern: string, name: string): boolean {
@@ -53,6 +62,8 @@ function matchesPattern(pattern: string, name: string): boolean {
 export function buildCatalog(input: CatalogInput, curation: Curation, vendors: readonly Vendor[]): { catalog: ReleaseCatalog; notes: string[] } {
   const notes: string[] = []
   const drafts = new Map<string, Draft>()
+  /** Parts split off another part's names (see partsOfTheirOwn), with that part. */
+  const splits: Array<[Draft, Draft]> = []
   const vendorOf = (t: Pick<DocumentTarget, 'identity' | 'sourcePath'>) => vendorNamed(vendors, t.identity?.vendor, input.publishers?.get(t.sourcePath))
   const byKey = new Map(input.targets.map((t) => [t.key, t] as const))
 
@@ -108,18 +119,35 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       for (const len of stemLengths) if (len < key.length) for (const r of stems.get(key.slice(0, len)) ?? []) if (r.suffix.test(key.slice(len))) out.add(r.d)
       return [...out]
     }
-    const byFile = new Map<string, Draft[]>()
-    for (const pn of list) {
+    const spell = (pn: PartNumber) => {
       const byName = pn.vendor === undefined ? vendorOfPart(vendors, pn.name) : undefined
       const vendor = vendorNamed(vendors, pn.vendor) ?? byName
       const spelled = vendorSpelling(vendor, pn.name)
-      const key = normalizeKey(spelled.name)
+      return { byName, vendor, spelled, key: normalizeKey(spelled.name) }
+    }
+    const own = partsOfTheirOwn(list, (pn) => {
+      const { key } = spell(pn)
+      if (drafts.has(key)) return undefined
+      const by = aliasOf.has(key) ? [aliasOf.get(key)!] : owners(key)
+      return by.length === 1 ? { key, owner: by[0]! } : undefined
+    })
+    const byFile = new Map<string, Draft[]>()
+    for (const pn of list) {
+      const { byName, vendor, spelled, key } = spell(pn)
       const said =
         `part number ${pn.name} of ${pn.sourcePath} line ${pn.line}` +
         (spelled.reason ? ` (${spelled.name}: ${spelled.reason})` : '') +
         (pn.vendor === undefined ? (byName ? ` (the source names no vendor; ${byName.name} by its part names, vendors.json)` : ' (the source names no vendor, and no vendor\'s part names match it: vendor unknown)') : '')
       let d = drafts.get(key) ?? aliasOf.get(key)
-      if (d) {
+      const variantOf = own.get(key)
+      if (variantOf && !drafts.has(key)) {
+        d = entity(spelled.name, 'selector-part', `${said}: another name of ${variantOf.name}, whose other names bring other ${[...new Set((pn.targets ?? []).map(sourceOf))].join(', ')} facts, so a part of its own with its own and, for the other topics, ${variantOf.name}'s sources`)
+        const { vendor: v, family, line, core } = variantOf.attrs
+        d.attrs = { ...(v ? { vendor: v } : {}), ...(family ? { family } : {}), ...(line ? { line } : {}), ...(core ? { core } : {}) }
+        variantOf.members.add(d.name)
+        splits.push([d, variantOf])
+        variantOf.reasons.push(`stands for ${spelled.name} (${pn.sourcePath}), a part of its own`)
+      } else if (d) {
         if (!d.reasons.includes(said)) d.reasons.push(said)
       } else {
         // A part of a device (as its source says) is no other name of that device, whatever its rule accepts.
@@ -136,7 +164,8 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       // Found by the source's own spelling too.
       if (spelled.name !== pn.name && !drafts.has(normalizeKey(pn.name))) d.aliasKeys.set(normalizeKey(pn.name), pn.name)
       for (const p of pn.packages ?? []) d.packages.add(p)
-      d.vendorRule ??= vendor
+      // A part split off another's names keeps to its own name: ordering codes stay the other's.
+      if (!variantOf) d.vendorRule ??= vendor
       if (vendor?.name ?? pn.vendor) d.attrs.vendor ??= vendor?.name ?? pn.vendor
       if (pn.family) d.attrs.family ??= pn.family
       if (pn.core) d.attrs.core ??= pn.core
@@ -146,7 +175,7 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
       for (const key of pn.targets ?? []) for (const topic of byKey.get(key)?.topics ?? []) addTarget(d, topic, key)
       if (pn.device) {
         const ts = devices.get(normalizeKey(pn.device)) ?? []
-        for (const t of ts) for (const topic of t.topics) if (!t.failure) addTarget(d, topic, t.key)
+        for (const t of ts) for (const topic of describedBy(t)) if (!t.failure) addTarget(d, topic, t.key)
         if (ts.length > 0) d.reasons.push(`${pn.sourcePath} names it a part of device ${pn.device}, whose ${ts.map((t) => `${t.topics.join('/')} source ${t.sourcePath}`).join(' and ')} describe${ts.length === 1 ? 's' : ''} it`)
       }
       if (!d.targets.has('registers')) coverBySvd(d, spelled.name)
@@ -162,6 +191,30 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
             g.members.add(m.name)
           }
     }
+  }
+
+  /**
+   * Part numbers that would join a part by another of its names (a build variant, an ordering
+   * code), bringing targets of their own: where two of them bring one source's different targets
+   * for a topic (nRF51822_xxAA, _xxAB and _xxAC: three probe-rs memory maps), that part cannot
+   * stand for both. Each such name becomes a part of its own (a member of the part, with its
+   * sources and its own); the others join as before. Returns those names' keys with their part.
+   */
+  function partsOfTheirOwn(list: readonly PartNumber[], joins: (pn: PartNumber) => { key: string; owner: Draft } | undefined): Map<string, Draft> {
+    const byOwner = new Map<Draft, Array<{ key: string; targets: string[] }>>()
+    for (const pn of list) {
+      if (!pn.targets?.length) continue
+      const j = joins(pn)
+      if (j) byOwner.set(j.owner, [...(byOwner.get(j.owner) ?? []), { key: j.key, targets: pn.targets }])
+    }
+    const out = new Map<string, Draft>()
+    for (const [owner, js] of byOwner) {
+      const slots = new Map<string, Set<string>>()
+      const slotsOf = (t: string) => (byKey.get(t)?.topics ?? []).map((topic) => `${topic} ${sourceOf(t)}`)
+      for (const j of js) for (const t of j.targets) for (const s of slotsOf(t)) slots.set(s, (slots.get(s) ?? new Set()).add(t))
+      for (const j of js) if (j.targets.some((t) => slotsOf(t).some((s) => slots.get(s)!.size > 1))) out.set(j.key, owner)
+    }
+    return out
   }
 
   /**
@@ -355,6 +408,10 @@ export function buildCatalog(input: CatalogInput, curation: Curation, vendors: r
     }
     if (hit === 0) notes.push(`curation override ${o.match}: matches no part in this release`)
   }
+
+  // A part split off another's names has the other's sources for the topics its own do not give,
+  // curated ones included.
+  for (const [variant, owner] of splits) for (const [topic, keys] of owner.targets) if (!variant.targets.has(topic)) variant.targets.set(topic, new Set(keys))
 
   // Other names: a name several parts share (NRF5340_XXAA, both cores) becomes a group of them.
   const aliasOwners = new Map<string, { written: string; owners: Draft[] }>()

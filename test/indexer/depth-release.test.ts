@@ -30,7 +30,17 @@ const FILES = [
   'targets/probe-rs/SAMD21.yaml',
   'devices/modm/sam/samd21.xml',
   'svd/Atmel/ATSAMD21G18A.svd',
-  'svd/RaspberryPi/RP2040.svd'
+  'svd/RaspberryPi/RP2040.svd',
+  // Variants that other names of one part give different memory maps of.
+  'targets/probe-rs/nRF51_Series.yaml',
+  'svd/Nordic/nrf51.svd',
+  'errata/nordic/nrf51_erratas.h',
+  'svd/Nordic/nrf52.svd',
+  'devices/modm/nrf/nrf52832.xml',
+  'targets/probe-rs/FM3_Series.yaml',
+  'svd/Fujitsu/MB9BF10xN.svd',
+  'targets/probe-rs/STM32H7_Series.yaml',
+  'chips/stm32-data/STM32H7A3IG.json'
 ]
 
 const tmp = scratchDirs()
@@ -90,6 +100,30 @@ describe.skipIf(!haveWorld)('depth targets in a release of world-corpus files', 
     expect(memory.filter((k) => k.startsWith('probe-rs:'))).toEqual(['probe-rs:ATSAMD21G18A'])
     expect(memory.filter((k) => k.startsWith('modm:samd21:'))).toHaveLength(1)
     expect(targetsOf('ATSAMD21G18A', 'interrupts')).toEqual(['svd:Atmel/ATSAMD21G18A'])
+  })
+
+  it('variants of one part with memory maps of their own are parts of their own, with the part\'s other sources', () => {
+    // nRF51822_xxAA/AB/AC: the MDK's build variants of nRF51822, three probe-rs memory maps.
+    for (const v of ['AA', 'AB', 'AC']) {
+      const name = `nRF51822_xx${v}`
+      expect(part(name).name).toBe(name)
+      expect(targetsOf(name, 'memory')).toEqual([`probe-rs:${name}`])
+      expect(targetsOf(name, 'registers')).toEqual(targetsOf('nRF51822', 'registers'))
+      expect(targetsOf(name, 'registers')).toEqual(['svd:Nordic/nrf51'])
+      expect(part(name).targets.errata).toEqual(part('nRF51822').targets.errata)
+    }
+    // The part stands for them: its memory is ambiguous between them, not one of them picked.
+    expect(targetsOf('nRF51822', 'memory')).toEqual(['probe-rs:nRF51822_xxAA', 'probe-rs:nRF51822_xxAB', 'probe-rs:nRF51822_xxAC'])
+    // probe-rs and modm name nRF52832's variants alike: one part each, with both sources' maps.
+    expect(targetsOf('nRF52832_xxAB', 'memory')).toEqual(['modm:nrf52832:nrf52832-xxab', 'probe-rs:nRF52832_xxAB'])
+    // A Fujitsu variant of an SVD device written with an x: its own map, the device's registers.
+    expect(targetsOf('MB9BF102N', 'memory')).toEqual(['probe-rs:MB9BF102N'])
+    expect(targetsOf('MB9BF102N', 'registers')).toEqual(['svd:Fujitsu/MB9BF10xN'])
+  })
+
+  it('a package part takes another source\'s facts by its own name, not those of its chip\'s name (STM32H7A3IGKxQ)', () => {
+    expect(targetsOf('STM32H7A3IGKxQ', 'memory')).toEqual(['probe-rs:STM32H7A3IGKxQ', 'stm32-data:STM32H7A3IG'])
+    expect(targetsOf('STM32H7A3IG', 'memory')).toEqual(['probe-rs:STM32H7A3IG', 'stm32-data:STM32H7A3IG'])
   })
 
   it('nRF52840 (probe-rs variant nRF52840_xxAA): memory from probe-rs; RP2040: interrupts from its SVD', () => {

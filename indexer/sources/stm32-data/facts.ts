@@ -14,7 +14,7 @@ import type { DocumentTarget, Evidence, FactDraft, ParseProblem, Topic } from '.
 import { SourceLines } from '../evidence.js'
 import { address, type MemoryValue } from '../memory.js'
 import type { LoadedArtifact } from '../types.js'
-import type { Chip, ChipCore, ChipDmaEntry, MemoryRegion, RccField } from './chip.js'
+import type { Chip, ChipCore, ChipDmaEntry, ChipRcc, MemoryRegion, RccField } from './chip.js'
 
 export const TARGET_PREFIX = 'stm32-data:'
 
@@ -89,7 +89,7 @@ export function chipFacts(a: LoadedArtifact, chip: Chip, lines: ReadonlyMap<stri
   const chipTarget = chipT.target(multi ? identity : { ...identity, ...(chip.cores[0] ? { core: chip.cores[0].name } : {}) })
   if (chipTarget) {
     out.targets.push(chipTarget)
-    out.facts.push(...chipT.facts)
+    for (const f of chipT.facts) out.facts.push(f)
     out.chipTarget = chipTarget.key
   }
   if (multi)
@@ -129,7 +129,7 @@ function emitCore(t: TargetFacts, core: ChipCore, at: string, e: Emit): void {
 
 const rccBit = (f: RccField | undefined) => (f && typeof f.register === 'string' && typeof f.field === 'string' ? `RCC.${f.register}.${f.field}` : undefined)
 
-function emitClock(t: TargetFacts, peripheral: string, rcc: NonNullable<ChipCore['peripherals'][number]['rcc']>, ptr: string, bad: (ptr: string, what: string) => void): void {
+function emitClock(t: TargetFacts, peripheral: string, rcc: ChipRcc, ptr: string, bad: (ptr: string, what: string) => void): void {
   const enable = rccBit(rcc.enable)
   const kc = rcc.kernel_clock
   const kernelClock = typeof kc === 'string' ? kc : rccBit(kc)
