@@ -27,7 +27,7 @@ const byPath = (a: LoadedArtifact, b: LoadedArtifact) => (a.path < b.path ? -1 :
 export const stm32DataAdapter: SourceAdapter = {
   name: 'stm32-data',
   // 2: interrupts, dma, clocks and memory facts; part numbers linked to their targets.
-  version: '2',
+  version: '3',
   kinds: [STM32_DATA_KIND],
   parse(artifacts) {
     const out = emptyResult()

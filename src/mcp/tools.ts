@@ -63,7 +63,12 @@ const ContextArgs = Type.Omit(ContextParams, ['revision'], { additionalPropertie
 const TOOL_VERSION = LATEST_VERSION
 const TOPICS = VERSION_TOPICS[TOOL_VERSION]
 const tool = <P extends TObject>(def: ToolDef<P>): ToolDef => ({ ...def, input: forVersion(def.input, TOOL_VERSION) }) as unknown as ToolDef
-const output = (body: TSchema) => outline(forVersion(body, TOOL_VERSION))
+/**
+ * A tool's outputSchema: the body's members and their JSON types; one level deeper (each fact,
+ * finding or candidate typed) for the tools whose lists an agent reads member by member. Every
+ * agent session pays tools/list before its first question (test/mcp/tool-list.test.ts).
+ */
+const output = (body: TSchema, depth = 0) => outline(forVersion(body, TOOL_VERSION), depth)
 
 /**
  * One tool per capability, in the order an agent uses them. Descriptions say when to call each
@@ -78,7 +83,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Status per topic: `resolved` (then call get_context with the same part), `ambiguous` (do NOT pick a candidate yourself: ask the user, or call again with a full selector part or ordering code) or `not_found` (see suggestions, or search_catalog). ' +
       'Candidates are ranked; page on with the returned cursor.',
     input: ResolveParams,
-    output: output(ResolveResponse),
+    output: output(ResolveResponse, 1),
     run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOPICS),
     render: renderResolve
   }),
@@ -112,7 +117,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Register addresses, bit positions and pin numbers MUST come from this tool, never from memory or by guessing; quote the evidence locator with them. ' +
       'Narrow with fact_names, fact_name_prefixes, peripheral, package, silicon_revision or query; page on with the returned cursor.',
     input: ContextArgs,
-    output: output(ContextResponse),
+    output: output(ContextResponse, 1),
     // The service hands back the REST body pre-serialized; structured content needs the object.
     run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body) as Obj,
     render: renderContext
@@ -133,7 +138,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Where the sources of a part disagree (interrupts, memory): each disagreement with both values and evidence.',
     input: DiscrepanciesParams,
-    output: outline(DiscrepanciesResponse),
+    output: output(DiscrepanciesResponse),
     run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),
     render: renderDiscrepancies
   }),
@@ -195,7 +200,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Checks pin assignments, DMA channels, vdd, temperature, sysclk and silicon revision of one part before board code is written: findings, errors first, with AF numbers, limits, errata, enable bits and evidence. Ambiguous part: candidates, do not pick.',
     input: CheckParams,
-    output: outline(CheckResponse),
+    output: output(CheckResponse, 1),
     run: async (args, ctx) => JSON.parse(await checkOf(ctx.facts).check(args, ctx.apiKey)) as Obj,
     render: renderCheck
   })

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { ReleaseId, suggestions, Target } from './catalog.js'
 import { StringEnum } from './components.js'
-import { Evidence } from './facts.js'
+import { DmaOption, Evidence } from './facts.js'
 import { CorpusRelease } from './params.js'
 import { ContextTarget } from './responses.js'
 import { DEPTH_VERSION } from '../model/versions.js'
@@ -109,10 +109,6 @@ export const ClockNeed = Type.Object(
   { ...closed, $id: 'ClockNeed', [SINCE]: DEPTH_VERSION }
 )
 
-export const DmaOption = Type.Object(
-  { controller: Type.String(), channel: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]), request: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]) },
-  { ...closed, $id: 'CheckDmaOption', [SINCE]: DEPTH_VERSION, description: 'A DMA controller channel (and request number) a signal can use.' }
-)
 
 export const Finding = Type.Object(
   {

@@ -133,7 +133,8 @@ function outlineNode(n: Json, depth: number, max: number): Json {
     else out[k] = v
   }
   if (isNode(out.properties) && Object.keys(out.properties).length === 0) delete out.properties
-  return sameMembers(n, out)
+  // The top level always names its members (the tool's body); below it, alike members are said once.
+  return depth === 0 ? out : sameMembers(n, out)
 }
 
 /**

@@ -217,6 +217,7 @@ export const DmaOption = Type.Object(
     controller: Type.String({ description: 'The DMA controller or request multiplexer the source names (`DMA2`, `GPDMA1`, `DMAMUX1`, `BDMA`).' }),
     channel: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Channel or stream number; null where the source gives none (a multiplexer request serves any channel).' }),
     request: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Request number (DMA channel selection, DMAMUX or GPDMA request line); null where the source gives none.' }),
+    channels: Type.Optional(Type.Array(Type.String(), { description: 'Where `channel` is null: the channels that can take the request, by the core\'s list (`DMA1_CH0` …, behind `DMAMUX1`).' })),
     remap: Type.Optional(
       Type.Array(Type.Object({ register: Type.String(), field: Type.String(), value: Type.Integer() }, closed), { description: 'stm32-data `remap`: the register field settings (SYSCFG `CFGR1.ADC2_DMA_RMP` = 0) this mapping needs.' })
     )

@@ -213,6 +213,8 @@ interface DmaOptionValue {
   controller: string
   channel?: number | null
   request?: number | null
+  /** Without a channel: the channels that can take the request (`DMA1_CH0`). */
+  channels?: string[]
 }
 
 /** DMA entries against the signals' DMA options (dma facts `USART1.TX`); a channel given twice is a conflict whatever the facts. */
@@ -233,8 +235,11 @@ export function dmaFindings(dma: DmaEntry[], facts: Read[] | undefined): Finding
       out.push(finding('DMA_NOT_AVAILABLE', [d.text], `No DMA request of this part is ${d.signal}.`, []))
       continue
     }
-    const options = ((f.value.options ?? []) as DmaOptionValue[]).map((o) => ({ controller: o.controller, channel: o.channel ?? null, request: o.request ?? null }))
-    const ok = options.filter((o) => o.controller.toUpperCase() === d.controller && (o.channel === null || o.channel === d.channel))
+    const options = ((f.value.options ?? []) as DmaOptionValue[]).map((o) => ({ controller: o.controller, channel: o.channel ?? null, request: o.request ?? null, ...(o.channels ? { channels: o.channels } : {}) }))
+    const name = `${d.controller}_CH${d.channel}`
+    const ok = options.filter((o) =>
+      o.channel !== null ? o.controller.toUpperCase() === d.controller && o.channel === d.channel : o.channels ? o.channels.some((c) => c.toUpperCase() === name) : o.controller.toUpperCase() === d.controller
+    )
     const list = options.map((o) => `${o.controller}${o.channel === null ? '' : `_CH${o.channel}`}${o.request === null ? '' : ` (request ${o.request})`}`).join(', ')
     out.push(
       ok.length

@@ -8,6 +8,9 @@ import { ContractChecker } from '../helpers/openapi.js'
 import { gpioAf, mcuPinsWithSignal } from '../compare/raw-sources.js'
 import { doxModules, mcuLimits, mcuPositions, nordicRevisions } from './raw.js'
 
+/** /v1/check is an operation of contract 2026-12-01. */
+const DEPTH = '2026-12-01'
+
 /*
  * GET /v1/check on the core corpus: configurations worked out from the raw sources (the STM32
  * pin-data and GPIO modes XML, the Nordic MDK errata header and nrfx's errata matrix), each
@@ -26,7 +29,7 @@ const base = (label: string) => /^P[A-Z]\d+/.exec(label)?.[0] ?? label
 let t: TestApp
 let contract: ContractChecker
 const check = (q: Record<string, string | number>, headers: Record<string, string> = {}) =>
-  contract.call(t.app, { method: 'GET', url: `/v1/check?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`, headers: { ...t.auth, ...headers } })
+  contract.call(t.app, { method: 'GET', url: `/v1/check?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`, headers: { ...t.auth, 'service-version': DEPTH, ...headers } })
 const ok = async (q: Record<string, string | number>): Promise<Obj> => {
   const res = await check(q)
   expect(res.statusCode, res.body).toBe(200)
@@ -54,7 +57,7 @@ function expectEvidenceAtLines(f: Obj) {
 
 beforeAll(async () => {
   t = await testApp(await corpusDataDir(), { rateLimit: { max: 100_000, timeWindowMs: 60_000 } })
-  contract = new ContractChecker(JSON.parse((await t.app.inject({ url: '/openapi.json' })).body))
+  contract = new ContractChecker(JSON.parse((await t.app.inject({ url: `/openapi.json?version=${DEPTH}` })).body))
 })
 afterAll(async () => {
   await t?.close()
@@ -264,7 +267,7 @@ describe('answers and refusals', () => {
     expect((await check(q)).body).toBe(a)
     const other = await testApp(await corpusDataDir())
     try {
-      expect((await other.app.inject({ url: `/v1/check?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`, headers: other.auth })).body).toBe(a)
+      expect((await other.app.inject({ url: `/v1/check?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`, headers: { ...other.auth, 'service-version': DEPTH } })).body).toBe(a)
     } finally {
       await other.close()
     }

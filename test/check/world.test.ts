@@ -10,7 +10,7 @@ import { nxpErrata } from './raw.js'
 /**
  * /v1/check on a release of the world corpus's files that describe a few parts: an NXP device's
  * errata flags (its SDK feature header), a part without pin data, and the STM32H743's DMA from its
- * stm32-data chip file (once the release has dma facts). Expected findings are read from the raw files.
+ * stm32-data chip file. Expected findings are read from the raw files.
  */
 const WORLD = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '.cache', 'corpus-world')
 const haveWorld = existsSync(join(WORLD, 'sources.json'))
@@ -27,7 +27,7 @@ const tmp = scratchDirs()
 let t: TestApp
 let release: string
 const check = async (q: Record<string, string>): Promise<Obj> => {
-  const res = await t.app.inject({ url: `/v1/check?${new URLSearchParams({ ...q, corpus_release: release, max_tokens: '16000' })}`, headers: t.auth })
+  const res = await t.app.inject({ url: `/v1/check?${new URLSearchParams({ ...q, corpus_release: release, max_tokens: '16000' })}`, headers: { ...t.auth, 'service-version': '2026-12-01' } })
   expect(res.statusCode, res.body).toBe(200)
   return res.json()
 }
@@ -72,15 +72,19 @@ describe.skipIf(!haveWorld)('checks on a release of world-corpus files', () => {
     expect(j.valid).toBeNull()
   })
 
-  it('STM32H743: a DMA request the chip file lists is DMA_OK, with the chip file as evidence (once the release has dma facts)', async (ctx) => {
-    const chip = JSON.parse(raw(H743)) as { cores: Array<{ peripherals: Array<{ name: string; dma_channels?: Array<{ signal: string; request?: number }> }> }> }
+  it('STM32H743: a DMA request the chip file lists is DMA_OK, with the chip file as evidence ', async () => {
+    const chip = JSON.parse(raw(H743)) as { cores: Array<{ peripherals: Array<{ name: string; dma_channels?: Array<{ signal: string; request?: number; dmamux?: string }> }> }> }
     const usart1 = chip.cores[0]!.peripherals.find((p) => p.name === 'USART1')!
     const tx = usart1.dma_channels!.find((d) => d.signal === 'TX')!
-    const probe = await check({ part: 'STM32H743VIT6', dma: 'USART1_TX:DMA1_CH0' })
-    // The release reads dma facts from stm32-data chip files once issue "Depth" lands; until then the check says it is not covered.
-    if (only(probe, 'NOT_COVERED').some((f: Obj) => f.topic === 'dma')) return ctx.skip()
+    // The request goes through a multiplexer: any channel the core's list puts behind it takes it.
+    const behind = (chip.cores[0] as unknown as { dma_channels: Array<{ name: string; dmamux?: string }> }).dma_channels.filter((c) => c.dmamux === tx.dmamux)
+    expect(behind.length).toBeGreaterThan(0)
+    const probe = await check({ part: 'STM32H743VIT6', dma: `USART1_TX:${behind[0]!.name}` })
     const [f] = only(probe, 'DMA_OK')
-    expect(f.dma.map((o: Obj) => o.request)).toContain(tx.request)
+    expect(f.dma.map((o: Obj) => [o.controller, o.request])).toContainEqual([tx.dmamux, tx.request])
     expect(f.evidence[0].sourcePath).toBe(H743)
+    // A channel no multiplexer of this request reaches is not available.
+    const other = (chip.cores[0] as unknown as { dma_channels: Array<{ name: string; dmamux?: string }> }).dma_channels.find((c) => c.dmamux !== tx.dmamux)
+    if (other) expect(only(await check({ part: 'STM32H743VIT6', dma: `USART1_TX:${other.name}` }), 'DMA_NOT_AVAILABLE')).toHaveLength(1)
   })
 })

@@ -98,8 +98,9 @@ describe('MCP initialize and tools/list', () => {
       const [input, output] = expected[t.name]!
       // What goes over the wire is the very schema REST validates with, as the latest version has it.
       expect(t.inputSchema).toEqual(forVersion(input, LATEST_VERSION))
-      // ... and the outline of the schema REST serializes with: self-contained.
-      expect(t.outputSchema).toEqual(outline(forVersion(output, LATEST_VERSION) as never))
+      // ... and the outline of the schema REST serializes with, self-contained: one level deeper for the tools whose lists are read entry by entry.
+      const depth = ['get_context', 'resolve_part', 'check_configuration'].includes(t.name) ? 1 : 0
+      expect(t.outputSchema).toEqual(outline(forVersion(output, LATEST_VERSION) as never, depth))
       expect(JSON.stringify([t.inputSchema, t.outputSchema])).not.toMatch(/"x-/)
       expect(JSON.stringify(t.outputSchema)).not.toMatch(/"\$(ref|id)"/)
       expect(t.outputSchema).toMatchObject({ type: 'object', required: expect.any(Array) })

@@ -166,7 +166,12 @@ function emitDma(
       if (!ch || typeof ch.c.dma !== 'string' || !Number.isInteger(ch.c.channel)) return bad(ptr, `DMA channel ${d.channel} is not in the core's dma_channels`)
       option = { controller: ch.c.dma, channel: ch.c.channel, request }
       via = ch.ptr
-    } else if (typeof (d.dma ?? d.dmamux) === 'string') option = { controller: (d.dma ?? d.dmamux) as string, channel: null, request }
+    } else if (typeof (d.dma ?? d.dmamux) === 'string') {
+      // No fixed channel: any channel of that controller, or behind that multiplexer, by the core's list.
+      const controller = (d.dma ?? d.dmamux) as string
+      const served = [...channels.values()].filter(({ c }) => (d.dmamux !== undefined ? c.dmamux === controller : c.dma === controller)).map(({ c }) => c.name)
+      option = { controller, channel: null, request, ...(served.length ? { channels: served } : {}) }
+    }
     else return bad(ptr, 'a DMA entry without a channel, dma or dmamux')
     if (typeof d.signal !== 'string') return bad(ptr, 'a DMA entry without a signal')
     if (Array.isArray(d.remap)) option.remap = d.remap
