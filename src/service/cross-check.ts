@@ -231,7 +231,12 @@ const memory: Matcher = (served, checked) => {
     }
     const agree = over.length === 1 && over[0]!.start === e.start && over[0]!.end === e.end
     if (agree) for (const s of over[0]!.facts) matches.push({ served: s, checked: e.facts, agree })
-    else matches.push({ served: over[0]!.facts[0]!, checked: e.facts, agree })
+    else {
+      // Shown: the checked regions no served one equals (modm's sram2 where the chip's SRAM ends), else all of them.
+      const equal = (f: StoredFact) => over.some((m) => m.facts.some((s) => s.value.start === f.value.start && s.value.size === f.value.size))
+      const differing = e.facts.filter((f) => !equal(f))
+      matches.push({ served: over[0]!.facts[0]!, checked: differing.length ? differing : e.facts, agree })
+    }
   }
   return { matches, unmatched }
 }
