@@ -6,7 +6,8 @@ import { CheckParams as CheckSchema, MAX_ENTRIES, type CheckParams, type CheckRe
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { ServiceError } from './errors.js'
-import { canonicalRevision, readAll, type HardwareFacts, type ReleaseReader, type TopicResolution } from './facts.js'
+import { canonicalRevision, type HardwareFacts, type ReleaseReader, type TopicResolution } from './facts.js'
+import { readAll } from './read-all.js'
 import { packagePins, type PackagePin, type PackagePins } from './pins.js'
 
 /**

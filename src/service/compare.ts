@@ -7,7 +7,8 @@ import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
-import { readAll, splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
+import { splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
+import { readAll } from './read-all.js'
 import { packagePins } from './pins.js'
 
 /**

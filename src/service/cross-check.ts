@@ -2,6 +2,7 @@ import type { Evidence, Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
+import { readAll } from './read-all.js'
 
 /**
  * Cross-checking a topic that several kinds of source give (issue "Depth"): a part is served the
@@ -82,26 +83,20 @@ export function planCrossCheck(choices: TargetChoice[], order: readonly string[]
   }
 }
 
-/**
- * More facts than one target gives of a cross-checked topic (an STM32 chip: under 1,000 DMA
- * signals), and within a search engine's default result window.
- */
-export const TARGET_FACTS_MAX = 10_000
-
 /** A target's facts of a topic, and the row position each is stored at, by fact id. */
-async function factsOf(store: ReleaseStore, target: string, topic: Topic): Promise<{ facts: StoredFact[]; ords: Map<string, number> }> {
-  const rows = await store.queryFacts({ target, topic, names: [], prefixes: [], terms: [], limit: TARGET_FACTS_MAX })
+async function factsOf(store: ReleaseStore, choice: TargetChoice, topic: Topic): Promise<{ facts: StoredFact[]; ords: Map<string, number> }> {
+  const rows = await readAll(store, choice, topic, [], [])
   const facts = rows.map((r) => JSON.parse(r.body) as StoredFact)
   return { facts, ords: new Map(facts.map((f, i) => [f.id, rows[i]!.ord])) }
 }
 
 /** Reads the plan's targets and matches their facts. Deterministic: rows in stored order. */
 export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossPlan): Promise<CrossCheckResult> {
-  const { facts: served, ords } = await factsOf(store, plan.served.target.key, topic)
+  const { facts: served, ords } = await factsOf(store, plan.served, topic)
   const out: CrossCheckResult = { rows: new Map(), agree: 0, disagree: 0, onlyChecked: {}, discrepancies: [] }
   const merged = new Map<string, { fact: StoredFact; disagree: StoredFact[] }>()
   for (const c of plan.checked) {
-    const { facts: checked } = await factsOf(store, c.target.key, topic)
+    const { facts: checked } = await factsOf(store, c, topic)
     const { matches, unmatched } = (MATCHERS[topic] ?? byName)(served, checked)
     if (unmatched.length) out.onlyChecked[c.target.key] = unmatched.map((f) => f.name)
     for (const m of matches) {
