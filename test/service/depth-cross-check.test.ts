@@ -21,7 +21,9 @@ const SVD = 'svd/STMicro/stm32f4/STM32F407.svd'
 const PROBE_STM32 = 'targets/probe-rs/STM32F4_Series.yaml'
 const PROBE_NRF = 'targets/probe-rs/nRF52_Series.yaml'
 const MODM_NRF = 'devices/modm/nrf/nrf52840.xml'
-const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd']
+const F334 = 'chips/stm32-data/STM32F334C4.json'
+const F334_SVD = 'svd/STMicro/stm32f3/STM32F3x4.svd'
+const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd', F334, F334_SVD]
 
 type Obj = Record<string, any>
 const raw = (path: string) => readFileSync(join(WORLD, path), 'utf8')
@@ -53,9 +55,9 @@ function extents(regions: Array<{ kind: string; start: number; size: number }>):
 describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-corpus files)', () => {
   const chip = () => JSON.parse(raw(CHIP)) as Obj
   /** The SVD's interrupt lines: name → number, first declaration. */
-  const svdInterrupts = () => {
+  const svdInterrupts = (path = SVD) => {
     const out = new Map<string, number>()
-    for (const m of raw(SVD).matchAll(/<interrupt>\s*<name>(\w+)<\/name>[\s\S]*?<value>(\d+)<\/value>/g)) if (!out.has(m[1]!)) out.set(m[1]!, Number(m[2]))
+    for (const m of raw(path).matchAll(/<interrupt>\s*<name>(\w+)<\/name>[\s\S]*?<value>(\d+)<\/value>/g)) if (!out.has(m[1]!)) out.set(m[1]!, Number(m[2]))
     return out
   }
 
@@ -154,6 +156,26 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
     const unknown = (await facts.discrepancies({ part: 'STM32F407ZZ' })) as Obj
     expect(unknown.status).toBe('not_found')
     expect(unknown.suggestions.length).toBeGreaterThan(0)
+  })
+
+  it('a real disagreement: STM32F334C4\'s HRTIM lines, numbered otherwise by ST\'s SVD, are each source\'s fact, scoped to it, never one picked', async () => {
+    const lines = (JSON.parse(raw(F334)) as Obj).cores[0].interrupts as Array<{ name: string; number: number }>
+    const svd = svdInterrupts(F334_SVD)
+    const differing = lines.filter((l) => svd.has(l.name) && svd.get(l.name) !== l.number)
+    expect(differing.map((l) => l.name)).toContain('HRTIM1_TIMA')
+    const d = (await facts.discrepancies({ part: 'STM32F334C4', topic: 'interrupts', limit: 50 })) as Obj
+    expect(d.count).toBe(differing.length)
+    expect(d.discrepancies.map((x: Obj) => [x.name, x.facts.map((f: Obj) => [f.value.number, f.scope.source, f.agreement])])).toEqual(
+      differing.map((l) => [l.name, [[l.number, F334, 'disagree'], [svd.get(l.name), F334_SVD, 'disagree']]])
+    )
+    // /v1/context serves both values of such a line, each with its own evidence.
+    const b = await page('STM32F334C4', 'interrupts', { fact_names: 'HRTIM1_TIMA' })
+    expect(b.crossCheck.disagree).toBe(differing.length)
+    expect(b.facts.map((f: Obj) => [f.value.number, f.evidence.map((e: Obj) => e.sourcePath)])).toEqual([
+      [lines.find((l) => l.name === 'HRTIM1_TIMA')!.number, [F334]],
+      [svd.get('HRTIM1_TIMA'), [F334_SVD]]
+    ])
+    for (const f of b.facts) expect(located(f.evidence[0])).toContain('HRTIM1_TIMA')
   })
 
   it('the same request gives the same bytes', async () => {
