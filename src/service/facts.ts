@@ -121,7 +121,6 @@ export function splitList(s: string | undefined, param: string): string[] {
   return items
 }
 
-
 /**
  * The service layer: every capability of the REST routes and the MCP tools, over one release
  * repository. Returns plain JSON values; expected failures are ServiceErrors with stable codes.

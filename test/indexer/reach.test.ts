@@ -114,6 +114,11 @@ describe('curation file', () => {
         aliases: [{ name: 'A', device: 'B', reason: 'ok' }, { name: '', device: 'B', reason: 'x' }, { name: 'C', device: 'D' }],
         gaps: [{ match: 'STM*32*', topic: 'errata', reason: 'x' }, { match: 'X*', topic: 'wiring', reason: 'x' }],
         acknowledged: [{ file: 'a.xml', line: 0, reason: 'x' }, { file: 'b.xml' }],
+        crossCheck: [
+          { topic: 'memory', order: ['probe-rs-target', 'modm-device'], reason: 'ok' },
+          { topic: 'memory', order: ['modm-device', 'probe-rs-target'], reason: 'twice' },
+          { topic: 'interrupts', order: ['cmsis-svd'], reason: 'one kind' }
+        ],
         extra: []
       })
     )
@@ -125,13 +130,15 @@ describe('curation file', () => {
     }
     expect(err).toBeInstanceOf(CurationError)
     expect((err as CurationError).errors).toEqual([
-      'extra: unknown section (expected aliases, overrides, gaps, acknowledged)',
+      'extra: unknown section (expected aliases, overrides, gaps, acknowledged, crossCheck)',
       'aliases[1]: name must be a non-empty string',
       'aliases[2]: reason must say why (a non-empty string)',
       'gaps[0]: match must be a name with at most a trailing *',
-      'gaps[1]: topic must be one of registers, pins, electrical, errata',
+      'gaps[1]: topic must be one of registers, pins, electrical, errata, memory, interrupts, dma, clocks',
       'acknowledged[0]: line must be a line number (an integer ≥ 1)',
-      'acknowledged[1]: reason must say why (a non-empty string)'
+      'acknowledged[1]: reason must say why (a non-empty string)',
+      'crossCheck[1]: topic memory has a rule already',
+      'crossCheck[2]: order must list two or more distinct source kinds'
     ])
   })
 
