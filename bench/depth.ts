@@ -11,8 +11,9 @@ import { median } from './lib.js'
 
 /**
  * A page of a depth topic against a registers page of the same size (issue "Depth": ≤ 1.1×), in
- * the service layer, in process, the answer cache off: each depth page beside a registers page of
- * the same part with as many facts, alternating which runs first. The depth pages are the
+ * the service layer, in process, the answer cache off: each depth page beside the registers page of
+ * the same part nearest it in bytes (a cross-checked fact carries two evidences, so a page of as
+ * many facts is larger), alternating which runs first. The depth pages are the
  * cross-checked ones (interrupts: chip file and SVD; memory: chip file and probe-rs) and one
  * source's (dma, clocks), on a release of the world-corpus files that describe the parts.
  */
@@ -35,7 +36,7 @@ const CASES: Array<{ part: string; topic: Topic; limit: number }> = [
 export interface DepthBenchResult {
   rounds: number
   load: { before: number[]; after: number[] }
-  cases: Array<{ part: string; topic: Topic; facts: number; bytes: number; registersBytes: number; ms: number; registersMs: number; ratio: number }>
+  cases: Array<{ part: string; topic: Topic; facts: number; bytes: number; registersFacts: number; registersBytes: number; ms: number; registersMs: number; ratio: number }>
 }
 
 const round3 = (x: number) => +x.toFixed(3)
@@ -50,19 +51,34 @@ export async function benchDepth(world: string, rounds = 40): Promise<DepthBench
     const cases: DepthBenchResult['cases'] = []
     for (const c of CASES) {
       const depth = { part: c.part, topic: c.topic, limit: c.limit, max_tokens: 16000 }
-      const regs = { part: c.part, topic: 'registers' as const, limit: c.limit, max_tokens: 16000 }
-      const page = async (p: typeof depth) => (await f.context(p)).body
+      const page = async (p: { part: string; topic: Topic; limit: number; max_tokens: number }) => (await f.context(p)).body
       // Untimed: the release, its catalog index and the cross-check are read once, as a serving process has them.
-      const bodies = [await page(depth), await page(regs)]
-      const facts = (JSON.parse(bodies[0]!) as { facts: unknown[] }).facts.length
-      if ((JSON.parse(bodies[1]!) as { facts: unknown[] }).facts.length !== facts) throw new Error(`${c.part}: the registers page has another number of facts`)
+      const body = await page(depth)
+      // The registers page of the same size: as many bytes as near as a whole number of facts gives.
+      let regs = { part: c.part, topic: 'registers' as Topic, limit: 1, max_tokens: 16000 }
+      let regsBody = await page(regs)
+      for (let limit = 2; limit <= 50; limit++) {
+        const b = await page({ ...regs, limit })
+        if (Math.abs(b.length - body.length) < Math.abs(regsBody.length - body.length)) [regs, regsBody] = [{ ...regs, limit }, b]
+      }
       const d: number[] = []
       const r: number[] = []
       for (let i = 0; i < rounds; i++) {
         const steps = [async () => d.push(await time(() => page(depth))), async () => r.push(await time(() => page(regs)))]
         for (const step of i % 2 === 0 ? steps : steps.reverse()) await step()
       }
-      cases.push({ part: c.part, topic: c.topic, facts, bytes: bodies[0]!.length, registersBytes: bodies[1]!.length, ms: round3(median(d)), registersMs: round3(median(r)), ratio: round3(median(d.map((v, i) => v / r[i]!))) })
+      const facts = (text: string) => (JSON.parse(text) as { facts: unknown[] }).facts.length
+      cases.push({
+        part: c.part,
+        topic: c.topic,
+        facts: facts(body),
+        bytes: body.length,
+        registersFacts: facts(regsBody),
+        registersBytes: regsBody.length,
+        ms: round3(median(d)),
+        registersMs: round3(median(r)),
+        ratio: round3(median(d.map((v, i) => v / r[i]!)))
+      })
     }
     return { rounds, load: { before, after: os.loadavg().map((l) => +l.toFixed(2)) }, cases }
   } finally {
