@@ -2,14 +2,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+import { startMcpServer, type McpTestServer, type ToolCallResult } from '../helpers/mcp-server.js'
 
 type Obj = Record<string, any>
-interface Result {
-  content: Array<{ type: string; text: string }>
-  structuredContent?: Obj
-  isError?: boolean
-}
+type Result = ToolCallResult
 
 let srv: McpTestServer
 let client: Client

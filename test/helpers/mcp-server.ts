@@ -42,3 +42,10 @@ export async function startMcpServer(opts: { mcp?: McpOptions; app?: Partial<App
     }
   }
 }
+
+/** What a tools/call answers, as the tests read it. */
+export interface ToolCallResult {
+  content: Array<{ type: string; text: string }>
+  structuredContent?: Record<string, any>
+  isError?: boolean
+}

@@ -23,15 +23,11 @@ import { DiscrepanciesParams, DiscrepanciesResponse } from '../../src/schemas/di
 import { ComparePartsParams, ComparePartsResponse, CompareReleasesParams, CompareReleasesResponse } from '../../src/schemas/compare.js'
 import { CheckParams, CheckResponse } from '../../src/schemas/check.js'
 import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
-import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
+import { startMcpServer, type McpTestServer, type ToolCallResult } from '../helpers/mcp-server.js'
 import { TOOLS } from '../../src/mcp/tools.js'
 
 type Obj = Record<string, any>
-interface Result {
-  content: Array<{ type: string; text: string }>
-  structuredContent?: Obj
-  isError?: boolean
-}
+type Result = ToolCallResult
 
 let srv: McpTestServer
 let client: Client
