@@ -485,8 +485,13 @@ function counted(f: Finding): { json: string; tokens: number } {
     }
     return x
   })
-  return { json: `${head},"evidence":[${items.map((x) => x.json).join(',')}]}`, tokens: countTokens(head) + EVIDENCE_MEMBER + items.reduce((n, x) => n + x.tokens + 1, 0) }
+  let headCount = headTokens.get(head)
+  if (headCount === undefined) headTokens.set(head, (headCount = countTokens(head)))
+  return { json: `${head},"evidence":[${items.map((x) => x.json).join(',')}]}`, tokens: headCount + EVIDENCE_MEMBER + items.reduce((n, x) => n + x.tokens + 1, 0) }
 }
+
+/** Tokens of a finding's own members, by their JSON: the same finding recurs check after check (`USART1_TX:PA9` is PIN_OK, AF 7). */
+const headTokens = new LRUCache<string, number>({ max: 20_000 })
 
 type Extra = Pick<CheckResponse, 'candidates' | 'candidateCount' | 'hint' | 'suggestions'>
 type Page = CheckResponse['page']
@@ -519,13 +524,21 @@ function budgeted(head: object, findings: Finding[], maxTokens: number, extra: E
     budgetTooSmall: returned === 0 && findings.length > 0,
     neededMaxTokens: needed
   })
+  // The tail of a page that keeps every finding is counted for `whole` and again to answer: once.
+  const tails = new Map<string, number>()
+  const tailTokens = (p: Page, more: string[]) => {
+    const text = tail(p, more)
+    let n = tails.get(text)
+    if (n === undefined) tails.set(text, (n = countTokens(text)))
+    return n
+  }
   const cutNote = (n: number, needed: number) => `max_tokens=${maxTokens} leaves room for ${n} of the ${findings.length} findings (errors first): max_tokens=${needed} lists them all.`
   // With every finding, and room for a max_tokens of more digits.
-  const whole = headTokens + countTokens(tail(page(findings.length, null), [])) + sizes.reduce((a, b) => a + b, 0)
+  const whole = headTokens + tailTokens(page(findings.length, null), []) + sizes.reduce((a, b) => a + b, 0)
   let n = bodies.length
   if (whole > maxTokens) {
     // Room for the findings: the budget less the head and the largest tail (cut, with a five-digit budget named).
-    let used = headTokens + countTokens(tail(page(findings.length, 99_999), [cutNote(findings.length, 99_999)]))
+    let used = headTokens + tailTokens(page(findings.length, 99_999), [cutNote(findings.length, 99_999)])
     n = 0
     while (n < bodies.length && used + sizes[n]! <= maxTokens) used += sizes[n++]!
   }
@@ -538,7 +551,7 @@ function budgeted(head: object, findings: Finding[], maxTokens: number, extra: E
   }
   const listed = extra.candidates?.length ?? 0
   for (;;) {
-    const total = headTokens + countTokens(tail(p, more)) + sizes.slice(0, n).reduce((a, b) => a + b, 0)
+    const total = headTokens + tailTokens(p, more) + sizes.slice(0, n).reduce((a, b) => a + b, 0)
     if (total <= maxTokens) {
       p.tokens = total
       return headStr + bodies.slice(0, n).join(',') + tail(p, more)
