@@ -9,6 +9,7 @@ import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
 import { splitList, type HardwareFacts, type ReleaseReader } from './facts.js'
 import { readAll } from './read-all.js'
+import { TokenPager, type Page } from './pager.js'
 import { packagePins } from './pins.js'
 
 /**
@@ -425,62 +426,29 @@ export class Compare {
     decoded: DecodedCursor | undefined,
     notes: string[] = []
   ): string {
-    const limit = p.limit ?? DEFAULT_LIMIT
-    const maxTokens = p.max_tokens ?? DEFAULT_MAX_TOKENS
+    const pager = new TokenPager(p.limit ?? DEFAULT_LIMIT, p.max_tokens ?? DEFAULT_MAX_TOKENS)
     if (decoded && (!cursorOf || decoded.binding !== cursorOf.binding)) throw new ServiceError('INVALID_CURSOR', 'The cursor belongs to a different comparison.', 'cursor')
     const start = decoded?.pos.ord ?? 0
     if (start > c.entries.length) throw new ServiceError('INVALID_CURSOR', 'The cursor points past the end of this comparison.', 'cursor')
-    const headStr = JSON.stringify(c.head).slice(0, -1) + `,"${member}":[`
-    const headTokens = countTokens(headStr)
-    const tail = (page: Record<string, unknown>, n: string[]) => `],"page":${JSON.stringify(page)}` + (n.length ? `,"notes":${JSON.stringify(n)}` : '') + '}'
-    const pageOf = (returned: number, truncatedBy: 'limit' | 'max_tokens' | null, nextCursor: string | null, tokens = maxTokens, needed: number | null = null) => ({
-      returned,
-      limit,
-      maxTokens,
-      tokens,
-      truncatedBy,
-      nextCursor,
-      budgetTooSmall: needed !== null,
-      neededMaxTokens: needed
-    })
+    const text = JSON.stringify(c.head).slice(0, -1) + `,"${member}":[`
+    const head = { text, tokens: countTokens(text) }
     const placeholder = cursorOf ? this.facts.cursors.encode(cursorOf.release, cursorOf.binding, { score: 0, ord: 9_999_999 }) : null
-    const tailMax = countTokens(tail(pageOf(limit, 'max_tokens', placeholder), notes))
-    let used = headTokens + tailMax
-    const taken: Entry[] = []
-    // As /v1/context: a budget too small for the envelope and the next entry is a page without entries that says what would do.
-    let truncatedBy: 'limit' | 'max_tokens' | null = used > maxTokens && start < c.entries.length ? 'max_tokens' : null
-    if (used > maxTokens && truncatedBy === null) return this.entryless(c, member, pageOf(0, null, null), notes, maxTokens)
-    for (let i = truncatedBy ? c.entries.length : start; i < c.entries.length; i++) {
-      const e = c.entries[i]!
-      if (taken.length === limit) {
-        truncatedBy = 'limit'
-        break
-      }
-      const tokens = e.tokens ?? serialize(e)
-      if (used + tokens + 1 > maxTokens) {
-        truncatedBy = 'max_tokens'
-        break
-      }
-      used += tokens + 1
-      taken.push(e)
+    const tailTokens = pager.fullTailTokens(placeholder, notes)
+    // As /v1/context: a budget too small for the envelope (and the next entry) is a page without entries that says what would do.
+    const entryless = (page: Page) => this.entryless(c, member, page, notes, pager.maxTokens)
+    if (start === c.entries.length) {
+      if (head.tokens + tailTokens > pager.maxTokens) return entryless(pager.page(0, null, null))
+      const end = cursorOf ? [start === 0 ? 'No differences match these filters.' : 'No more entries: this is the end of the comparison.'] : []
+      return pager.render(head, [], pager.page(0, null, null), [...notes, ...end]) ?? entryless(pager.page(0, null, null))
     }
-    const out = [...notes]
-    let page: ReturnType<typeof pageOf>
-    if (taken.length === 0 && truncatedBy === 'max_tokens') {
-      const first = c.entries[start]!
-      const needed = headTokens + tailMax + (first.tokens ?? serialize(first)) + 3
-      return this.entryless(c, member, pageOf(0, 'max_tokens', null, maxTokens, needed), out, maxTokens)
-    } else {
-      if (start === c.entries.length && cursorOf) out.push(start === 0 ? 'No differences match these filters.' : 'No more entries: this is the end of the comparison.')
-      const next = truncatedBy && cursorOf ? this.facts.cursors.encode(cursorOf.release, cursorOf.binding, { score: 0, ord: start + taken.length }) : null
-      page = pageOf(taken.length, truncatedBy, next)
+    const tokensOf = (i: number) => {
+      const e = c.entries[start + i]!
+      return e.tokens ?? serialize(e)
     }
-    // Counted with tokens = maxTokens, which has at least as many digits as the real count.
-    page.tokens = headTokens + countTokens(tail(page, out)) + taken.reduce((n, e) => n + e.tokens! + 1, 0)
-    const pieces = [headStr]
-    taken.forEach((e, i) => (i > 0 && pieces.push(','), pieces.push(...e.json!)))
-    pieces.push(tail(page, out))
-    return pieces.join('')
+    const { taken, truncatedBy } = pager.fit(c.entries.length - start, tokensOf, head.tokens + tailTokens)
+    const items = c.entries.slice(start, start + taken).map((e) => ({ body: e.json!, tokens: e.tokens! }))
+    const cursorAfter = (n: number) => this.facts.cursors.encode(cursorOf!.release, cursorOf!.binding, { score: 0, ord: start + n })
+    return pager.fill(head, items, truncatedBy, cursorAfter, notes) ?? entryless(pager.page(0, 'max_tokens', null, TokenPager.neededMaxTokens(head.tokens, tailTokens, tokensOf(0))))
   }
 
   /**
@@ -489,7 +457,7 @@ export class Compare {
    * with the budget the page names gives in full; if even that does not fit, max_tokens is too
    * small for this answer at all.
    */
-  private entryless(c: Comparison, member: 'changes' | 'entries', page: { tokens: number }, notes: string[], maxTokens: number): string {
+  private entryless(c: Comparison, member: 'changes' | 'entries', page: Page, notes: readonly string[], maxTokens: number): string {
     const compact = Object.fromEntries(
       Object.entries(c.head).map(([k, v]) => [k, k === 'artifacts' ? [] : (v as { target?: unknown }).target ? { ...(v as object), target: null } : v])
     )

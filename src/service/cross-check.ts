@@ -1,6 +1,6 @@
 import type { Evidence, Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
-import type { FactRow, ReleaseStore } from '../store/types.js'
+import type { FactRow, FactRowHead, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { readAll } from './read-all.js'
 
@@ -135,10 +135,11 @@ function serialize(f: StoredFact): string {
   return JSON.stringify({ id, topic, name, ...(aliases ? { aliases } : {}), value, scope, evidence, ...(agreement ? { agreement } : {}) })
 }
 
-/** A served target's row as the cross-check answers it (its body, when the store read it, and tokens). */
-export function crossCheckedRow(r: FactRow, result: CrossCheckResult): FactRow {
+/** A served target's row as the cross-check answers it: its tokens, and its body once the store has read it. */
+export function crossCheckedRow<R extends FactRowHead | FactRow>(r: R, result: CrossCheckResult): R {
   const m = result.rows.get(r.ord)
-  return m ? { ...r, body: r.body === '' ? '' : m.body, tokens: m.tokens } : r
+  if (!m) return r
+  return 'body' in r ? { ...r, body: m.body, tokens: m.tokens } : { ...r, tokens: m.tokens }
 }
 
 type Matcher = (served: StoredFact[], checked: StoredFact[]) => { matches: Match[]; unmatched: StoredFact[] }

@@ -7,12 +7,13 @@ import { queryTerms } from '../model/text.js'
 import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
 import type { DiscrepanciesParams } from '../schemas/discrepancies.js'
 import type { ContextResponse } from '../schemas/responses.js'
-import type { FactQuery, FactRow, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
+import type { FactQuery, ReleaseRepository, ReleaseStore, SourceRecord } from '../store/types.js'
 import { CatalogIndex, type EntityMatch, type TargetChoice } from './catalog-index.js'
 import { crossCheck, crossCheckedRow, planCrossCheck, type CrossCheckResult, type CrossPlan, type Discrepancy } from './cross-check.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
 import { ServiceError } from './errors.js'
 import { SourceChecks } from './source-check.js'
+import { TokenPager, type Page, type PageHead } from './pager.js'
 
 const MAX_NAMES = 100
 const DEFAULT_LIMIT = 20
@@ -559,220 +560,181 @@ export class HardwareFacts {
   }
 
   private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined): Promise<string> {
-    const names = splitList(p.fact_names, 'fact_names')
-    const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
+    const ask = contextAsk(p)
     const ix = this.index(store)
-    const limit = p.limit ?? DEFAULT_LIMIT
-    const maxTokens = p.max_tokens ?? DEFAULT_MAX_TOKENS
-    const revisionParam = p.silicon_revision ?? p.revision
-    const siliconRevision = revisionParam === undefined ? undefined : canonicalRevision(revisionParam)
     // Only the asked topic is resolved: the other three, and candidate ranking, are not needed here.
     const { key, matches } = ix.match(p.part)
-    const notFound = matches.length === 0
-    const { res: topicRes, choice, plan } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package)
+    const { res, choice, plan } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package)
     const cross = plan?.checked.length ? await this.crossChecked(store, p.topic, plan) : undefined
-    const terms = p.query === undefined ? [] : queryTerms(p.query)
-    const filters = {
-      ...(names.length ? { factNames: names } : {}),
-      ...(prefixes.length ? { factNamePrefixes: prefixes } : {}),
-      ...(p.peripheral !== undefined ? { peripheral: p.peripheral.toUpperCase() } : {}),
-      ...(p.package !== undefined ? { package: p.package } : {}),
-      ...(siliconRevision !== undefined ? { siliconRevision } : {}),
-      ...(terms.length ? { queryTerms: terms } : {})
-    }
-    const notes: string[] = []
-    if (p.revision !== undefined) notes.push('revision is deprecated: use silicon_revision.')
-    if (siliconRevision !== undefined && p.topic !== 'errata') notes.push('silicon_revision only narrows errata facts.')
-    if (p.query !== undefined && terms.length === 0) notes.push('query has no searchable terms (two or more letters or digits); it was not applied.')
-
-    const head = {
-      release: store.manifest.id,
-      part: p.part,
-      topic: p.topic,
-      status: notFound ? 'not_found' : topicRes.status === 'resolved' ? 'ok' : topicRes.status,
-      ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
-      // Compact: the envelope's tokens come out of the client's max_tokens budget.
-      target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
-      // Compact, as `target`: the rule's reason is in resolve and coverage.
-      ...(plan && cross ? { crossCheck: { checked: plan.checked.map((c) => ({ key: c.target.key, source: { path: c.target.sourcePath, sha256: c.target.sourceSha256 } })), ...(plan.unchecked.length ? { unchecked: plan.unchecked } : {}), ...crossCounts(cross) } } : {}),
-      filters: filters as ContextFilters
-    }
-    const env = new Envelope(head, notes, maxTokens)
-    const emptyPage = (budget: { neededMaxTokens: number } | null): Page => ({
-      returned: 0,
-      limit,
-      maxTokens,
-      tokens: maxTokens,
-      truncatedBy: budget ? 'max_tokens' : null,
-      nextCursor: null,
-      budgetTooSmall: budget !== null,
-      neededMaxTokens: budget?.neededMaxTokens ?? null
-    })
-
-    if (!choice) {
-      const extra: ContextExtra =
-        notFound
-          ? { suggestions: ix.suggestions(key) }
-          : topicRes.status === 'ambiguous'
-            ? { candidates: [...topicRes.candidates], candidateCount: topicRes.candidateCount, hint: topicRes.hint }
-            : topicRes.status === 'not_covered'
-              ? { reason: topicRes.reason, ...(topicRes.availablePackages ? { availablePackages: topicRes.availablePackages } : {}) }
-              : topicRes.status === 'source_failed'
-                ? { reason: topicRes.reason, failures: topicRes.failures }
-                : {}
-      notes.push(
-        notFound
-          ? 'Unknown part: no facts returned.'
-          : topicRes.status === 'ambiguous'
-            ? 'Ambiguous part for this topic: no facts returned; the candidates are the document targets to choose from (never chosen for you).'
-            : topicRes.status === 'source_failed'
-              ? 'The source for this topic could not be read: no facts returned.'
-              : 'This topic is not covered for this part: no facts returned.'
-      )
-      return env.empty(emptyPage(null), extra)
-    }
-
-    const binding = CursorCodec.bind([choice.target.key, choice.package, p.topic, names.join(','), prefixes.join(','), filters.peripheral, p.package, siliconRevision, terms.join(' ')])
+    const head = contextHead(store.manifest.id, p, matches, res, choice, plan && cross ? { plan, cross } : undefined, ask.filters)
+    const env = new Envelope(head, ask.notes, new TokenPager(ask.limit, ask.maxTokens))
+    if (!choice) return unresolvedAnswer(env, matches.length === 0 ? { suggestions: ix.suggestions(key) } : undefined, res)
+    const binding = CursorCodec.bind([choice.target.key, choice.package, p.topic, ask.names.join(','), ask.prefixes.join(','), ask.peripheral, p.package, ask.siliconRevision, ask.terms.join(' ')])
     if (decoded && decoded.binding !== binding) throw new ServiceError('INVALID_CURSOR', 'The cursor belongs to a different query.', 'cursor')
-    const q: FactQuery = {
-      target: choice.target.key,
-      topic: p.topic,
-      names,
-      prefixes,
-      ...(filters.peripheral !== undefined ? { peripheral: filters.peripheral } : {}),
-      ...(choice.package !== undefined ? { package: choice.package } : {}),
-      ...(p.topic === 'errata' && siliconRevision !== undefined ? { siliconRevision } : {}),
-      terms,
-      ...(decoded ? { after: decoded.pos } : {}),
-      limit: limit + 1
+    return this.factPage(store, env, factQuery(ask, p.topic, choice, decoded), cross, binding, decoded)
+  }
+
+  /**
+   * The page of the resolved target's facts: which rows fit is chosen from their token counts
+   * before any body is read, and the store reads only the bodies kept.
+   */
+  private async factPage(store: ReleaseStore, env: Envelope, q: FactQuery, cross: CrossCheckResult | undefined, binding: string, decoded: DecodedCursor | undefined): Promise<string> {
+    const { pager } = env
+    const selection = await store.selectFacts(q)
+    // A cross-checked target's rows as answered: the checked sources' evidence and agreement change some bodies and their tokens.
+    const rows = cross ? selection.rows.map((r) => crossCheckedRow(r, cross)) : selection.rows
+    if (rows.length === 0) {
+      env.notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
+      return env.empty(pager.page(0, null, null), {})
     }
-    const pageOf = (taken: number, truncatedBy: Page['truncatedBy'], nextCursor: string | null): Page => ({
-      returned: taken,
-      limit,
-      maxTokens,
-      tokens: maxTokens,
-      truncatedBy,
-      nextCursor,
-      budgetTooSmall: false,
-      neededMaxTokens: null
-    })
-    // Which rows fit, chosen from their token counts before any body is read: the store reads only these bodies.
-    let matched = 0
-    let firstTokens = 0
-    let tailTokens = 0
-    let truncatedBy: Page['truncatedBy'] = null
-    const fit = (rows: readonly FactRow[]): number => {
-      matched = rows.length
-      if (matched === 0) return 0
-      firstTokens = rows[0]!.tokens
-      // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
-      tailTokens = env.fitHead(pageOf(limit, 'max_tokens', this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 })))
-      let used = env.headTokens + tailTokens
-      let n = 0
-      for (const row of rows) {
-        if (n === limit) {
-          truncatedBy = 'limit'
-          break
-        }
-        if (used + row.tokens + 1 > maxTokens) {
-          truncatedBy = 'max_tokens'
-          break
-        }
-        used += row.tokens + 1
-        n++
-      }
-      return n
-    }
-    const taken = cross ? await crossCheckedPage(store, q, cross, fit) : await store.queryFacts(q, fit)
-    if (matched === 0) {
-      notes.push(decoded ? 'No more facts: this is the end of the result set.' : 'No facts match these filters.')
-      return env.empty(emptyPage(null), {})
-    }
-    // The real cursor may tokenize longer than the placeholder: give facts back until the whole fits.
-    for (;;) {
-      if (taken.length === 0) {
-        // With every filter echoed, and room for a max_tokens of more digits and the comma.
-        const neededMaxTokens = env.fullHeadTokens + tailTokens + firstTokens + 3
-        notes.push(`The next fact alone needs about ${neededMaxTokens} tokens with this answer's envelope, more than max_tokens allows: repeat with max_tokens of at least ${neededMaxTokens}.`)
-        return env.empty(emptyPage({ neededMaxTokens }), {})
-      }
-      const last = taken[taken.length - 1]!
-      const nextCursor = truncatedBy !== null ? this.cursors.encode(store.manifest.id, binding, { score: last.score, ord: last.ord }) : null
-      const body = env.withFacts(taken, pageOf(taken.length, truncatedBy, nextCursor))
-      if (body !== undefined) return body
-      taken.pop()
-      truncatedBy = 'max_tokens'
-    }
+    // The tail of a page with facts, at its largest (a cursor-sized placeholder), comes off the budget first.
+    const tailTokens = pager.fullTailTokens(this.cursors.encode(store.manifest.id, binding, { score: 99, ord: 9_999_999 }), env.notes)
+    if (env.head.tokens + tailTokens > pager.maxTokens) env.elide()
+    const { taken, truncatedBy } = pager.fit(rows.length, (i) => rows[i]!.tokens, env.head.tokens + tailTokens)
+    const read = await selection.read(taken)
+    const facts = cross ? read.map((r) => crossCheckedRow(r, cross)) : read
+    const cursorAfter = (n: number) => this.cursors.encode(store.manifest.id, binding, { score: facts[n - 1]!.score, ord: facts[n - 1]!.ord })
+    const body = pager.fill(env.head, facts, truncatedBy, cursorAfter, env.notes)
+    if (body !== undefined) return body
+    // With every filter echoed.
+    const neededMaxTokens = TokenPager.neededMaxTokens(env.fullHeadTokens, tailTokens, rows[0]!.tokens)
+    env.notes.push(`The next fact alone needs about ${neededMaxTokens} tokens with this answer's envelope, more than max_tokens allows: repeat with max_tokens of at least ${neededMaxTokens}.`)
+    return env.empty(pager.page(0, 'max_tokens', null, neededMaxTokens), {})
   }
 }
 
-/**
- * A page of a cross-checked target: the checked sources' evidence and agreement change some rows'
- * bodies and tokens, so the budget fits the rows as the cross-check answers them, and the store
- * still reads only the bodies kept.
- */
-async function crossCheckedPage(store: ReleaseStore, q: FactQuery, cross: CrossCheckResult, fit: (rows: readonly FactRow[]) => number): Promise<FactRow[]> {
-  const rows = await store.queryFacts(q, (page) => fit(page.map((r) => crossCheckedRow(r, cross))))
-  return rows.map((r) => crossCheckedRow(r, cross))
+/** A context request's parameters as the answer uses them: parsed, defaulted, echoed as `filters`, and the notes they call for. */
+function contextAsk(p: ContextParams) {
+  const names = splitList(p.fact_names, 'fact_names')
+  const prefixes = splitList(p.fact_name_prefixes, 'fact_name_prefixes')
+  const revisionParam = p.silicon_revision ?? p.revision
+  const siliconRevision = revisionParam === undefined ? undefined : canonicalRevision(revisionParam)
+  const terms = p.query === undefined ? [] : queryTerms(p.query)
+  const peripheral = p.peripheral?.toUpperCase()
+  const filters = {
+    ...(names.length ? { factNames: names } : {}),
+    ...(prefixes.length ? { factNamePrefixes: prefixes } : {}),
+    ...(peripheral !== undefined ? { peripheral } : {}),
+    ...(p.package !== undefined ? { package: p.package } : {}),
+    ...(siliconRevision !== undefined ? { siliconRevision } : {}),
+    ...(terms.length ? { queryTerms: terms } : {})
+  } as ContextFilters
+  const notes: string[] = []
+  if (p.revision !== undefined) notes.push('revision is deprecated: use silicon_revision.')
+  if (siliconRevision !== undefined && p.topic !== 'errata') notes.push('silicon_revision only narrows errata facts.')
+  if (p.query !== undefined && terms.length === 0) notes.push('query has no searchable terms (two or more letters or digits); it was not applied.')
+  return { names, prefixes, siliconRevision, terms, peripheral, filters, notes, limit: p.limit ?? DEFAULT_LIMIT, maxTokens: p.max_tokens ?? DEFAULT_MAX_TOKENS }
+}
+type ContextAsk = ReturnType<typeof contextAsk>
+
+/** A context answer's members before `facts`: compact, as its envelope's tokens come out of the client's max_tokens budget. */
+function contextHead(
+  release: string,
+  p: ContextParams,
+  matches: readonly EntityMatch[],
+  res: TopicResolution,
+  choice: TargetChoice | undefined,
+  checked: { plan: CrossPlan; cross: CrossCheckResult } | undefined,
+  filters: ContextFilters
+) {
+  return {
+    release,
+    part: p.part,
+    topic: p.topic,
+    status: matches.length === 0 ? 'not_found' : res.status === 'resolved' ? 'ok' : res.status,
+    ...(matches.length === 1 ? { resolvedPart: { name: matches[0]!.entity.name, kind: matches[0]!.entity.kind } } : {}),
+    target: choice ? { key: choice.target.key, device: choice.target.device, ...(choice.package ? { package: choice.package } : {}), source: { path: choice.target.sourcePath, sha256: choice.target.sourceSha256 } } : null,
+    // Compact, as `target`: the rule's reason is in resolve and coverage.
+    ...(checked
+      ? {
+          crossCheck: {
+            checked: checked.plan.checked.map((c) => ({ key: c.target.key, source: { path: c.target.sourcePath, sha256: c.target.sourceSha256 } })),
+            ...(checked.plan.unchecked.length ? { unchecked: checked.plan.unchecked } : {}),
+            ...crossCounts(checked.cross)
+          }
+        }
+      : {}),
+    filters
+  }
+}
+
+/** The store query of a context page: one row more than the limit, to tell whether the limit cut the page. */
+function factQuery(ask: ContextAsk, topic: Topic, choice: TargetChoice, decoded: DecodedCursor | undefined): FactQuery {
+  return {
+    target: choice.target.key,
+    topic,
+    names: ask.names,
+    prefixes: ask.prefixes,
+    ...(ask.peripheral !== undefined ? { peripheral: ask.peripheral } : {}),
+    ...(choice.package !== undefined ? { package: choice.package } : {}),
+    ...(topic === 'errata' && ask.siliconRevision !== undefined ? { siliconRevision: ask.siliconRevision } : {}),
+    terms: ask.terms,
+    ...(decoded ? { after: decoded.pos } : {}),
+    limit: ask.limit + 1
+  }
+}
+
+/** The answer without facts when the part (`notFound`: with suggestions) or its topic does not resolve to one target. */
+function unresolvedAnswer(env: Envelope, notFound: { suggestions: ContextExtra['suggestions'] } | undefined, res: TopicResolution): string {
+  const extra: ContextExtra = notFound
+    ? notFound
+    : res.status === 'ambiguous'
+      ? { candidates: [...res.candidates], candidateCount: res.candidateCount, hint: res.hint }
+      : res.status === 'not_covered'
+        ? { reason: res.reason, ...(res.availablePackages ? { availablePackages: res.availablePackages } : {}) }
+        : res.status === 'source_failed'
+          ? { reason: res.reason, failures: res.failures }
+          : {}
+  env.notes.push(
+    notFound
+      ? 'Unknown part: no facts returned.'
+      : res.status === 'ambiguous'
+        ? 'Ambiguous part for this topic: no facts returned; the candidates are the document targets to choose from (never chosen for you).'
+        : res.status === 'source_failed'
+          ? 'The source for this topic could not be read: no facts returned.'
+          : 'This topic is not covered for this part: no facts returned.'
+  )
+  return env.empty(env.pager.page(0, null, null), extra)
 }
 
 type ContextFilters = ContextResponse['filters']
-type Page = ContextResponse['page']
 /** Members of a context answer after `page`: why no facts came (candidates, reason, suggestions). */
 type ContextExtra = Pick<ContextResponse, 'suggestions' | 'candidates' | 'candidateCount' | 'hint' | 'reason' | 'failures' | 'availablePackages'>
 
 /**
- * A context answer's JSON around its facts, within max_tokens counted over the whole response:
- * the head (release … filters), the facts (token counts from the index, plus one per comma), and the
- * tail (page, what replaces facts, notes). The parts are counted apart: joined at punctuation, they
- * never tokenize into more tokens than their counts add up to (the tests check it with the real
- * tokenizer). Fact bodies are stored serialized, so the answer is assembled as a string.
+ * A context answer's JSON around its facts: the head (release … filters), whose filter lists are
+ * left out of the echo when the budget needs their room, and the notes; the facts and the tail
+ * (page, what replaces facts, notes) are the pager's. Fact bodies are stored serialized, so the
+ * answer is assembled as a string.
  */
 class Envelope {
-  private head: string
+  private text: string
+  private tokens: number
   private elided = false
-  headTokens: number
   /** The head's tokens with every filter echoed, before any eliding. */
   readonly fullHeadTokens: number
 
   constructor(
     private readonly fields: { filters: ContextFilters } & Record<string, unknown>,
-    private readonly notes: string[],
-    private readonly maxTokens: number
+    readonly notes: string[],
+    readonly pager: TokenPager
   ) {
-    this.head = JSON.stringify(fields).slice(0, -1) + ',"facts":['
-    this.headTokens = this.fullHeadTokens = countTokens(this.head)
+    this.text = JSON.stringify(fields).slice(0, -1) + ',"facts":['
+    this.tokens = this.fullHeadTokens = countTokens(this.text)
   }
 
-  private tail(page: Page, extra: ContextExtra): string {
-    const more = JSON.stringify(extra)
-    return `],"page":${JSON.stringify(page)}` + (more.length > 2 ? ',' + more.slice(1, -1) : '') + (this.notes.length ? `,"notes":${JSON.stringify(this.notes)}` : '') + '}'
+  get head(): PageHead {
+    return { text: this.text, tokens: this.tokens }
   }
 
   /** Leaves the filter lists out of the echo (they were applied in full); false when there is nothing to leave out. */
-  private elide(): boolean {
+  elide(): boolean {
     const { factNames, factNamePrefixes, queryTerms, ...rest } = this.fields.filters
     if (this.elided || (!factNames && !factNamePrefixes && !queryTerms)) return false
     this.elided = true
-    this.head = JSON.stringify({ ...this.fields, filters: { ...rest, elided: true } }).slice(0, -1) + ',"facts":['
-    this.headTokens = countTokens(this.head)
+    this.text = JSON.stringify({ ...this.fields, filters: { ...rest, elided: true } }).slice(0, -1) + ',"facts":['
+    this.tokens = countTokens(this.text)
     return true
-  }
-
-  /** Tokens of the tail `page` makes; elides the filter echo when head and tail alone would not fit. */
-  fitHead(page: Page): number {
-    const t = countTokens(this.tail(page, {}))
-    if (this.headTokens + t > this.maxTokens) this.elide()
-    return t
-  }
-
-  /** The whole answer with these facts, or undefined when it would exceed max_tokens. */
-  withFacts(facts: FactRow[], page: Page): string | undefined {
-    let tokens = this.headTokens + countTokens(this.tail(page, {}))
-    for (const f of facts) tokens += f.tokens + 1
-    if (tokens > this.maxTokens) return undefined
-    page.tokens = tokens
-    return this.head + facts.map((f) => f.body).join(',') + this.tail(page, {})
   }
 
   /**
@@ -782,13 +744,14 @@ class Envelope {
    * for this answer at all.
    */
   empty(page: Page, extra: ContextExtra): string {
+    const { maxTokens } = this.pager
     const listed = extra.candidates?.length ?? 0
     let whole: number | undefined
     for (;;) {
-      const tokens = this.headTokens + countTokens(this.tail(page, extra))
-      if (tokens <= this.maxTokens) {
+      const tokens = this.tokens + countTokens(this.pager.tail(page, this.notes, extra))
+      if (tokens <= maxTokens) {
         page.tokens = tokens
-        return this.head + this.tail(page, extra)
+        return this.text + this.pager.tail(page, this.notes, extra)
       }
       if (extra.candidates?.length) {
         if (whole === undefined) {
@@ -799,11 +762,8 @@ class Envelope {
           this.notes.push('')
         }
         extra.candidates.pop()
-        this.notes[this.notes.length - 1] =
-          `max_tokens=${this.maxTokens} leaves room for ${extra.candidates.length} of these ${listed} candidates (candidateCount counts all): max_tokens=${whole} lists the ${listed}.`
-      } else if (!this.elide())
-        throw new ServiceError('INVALID_PARAMETER', `max_tokens=${this.maxTokens} cannot hold even this answer without facts (${tokens} tokens); raise max_tokens.`, 'max_tokens')
+        this.notes[this.notes.length - 1] = `max_tokens=${maxTokens} leaves room for ${extra.candidates.length} of these ${listed} candidates (candidateCount counts all): max_tokens=${whole} lists the ${listed}.`
+      } else if (!this.elide()) throw new ServiceError('INVALID_PARAMETER', `max_tokens=${maxTokens} cannot hold even this answer without facts (${tokens} tokens); raise max_tokens.`, 'max_tokens')
     }
   }
 }
-

@@ -62,18 +62,31 @@ export interface FactRow {
   body: string
 }
 
+/** A row of a page before its body is read: where it is, its score, and its body's token count. */
+export type FactRowHead = Omit<FactRow, 'body'>
+
+/** A page chosen but not read yet: a caller whose token budget keeps fewer rows does not pay for the bodies it drops. */
+export interface FactSelection {
+  /** Every row of the page in answer order (score desc, ord asc), without bodies. */
+  readonly rows: readonly FactRowHead[]
+  /** The first `count` rows, in answer order, with their bodies: only those bodies are read. */
+  read(count: number): Promise<FactRow[]>
+}
+
 /** One immutable release, opened for reading. */
 export interface ReleaseStore {
   readonly manifest: ReleaseManifest
   readonly catalog: ReleaseCatalog
-  /**
-   * The page's rows in answer order (score desc, ord asc). With `take`, the store calls it once with
-   * every row of the page before any body is read (their `body` is still empty) and returns only
-   * the first `take(rows)` rows, with bodies: a caller whose token budget keeps fewer rows than the
-   * limit does not pay for the bodies it drops.
-   */
-  queryFacts(q: FactQuery, take?: (rows: readonly FactRow[]) => number): Promise<FactRow[]>
+  /** The page's rows in answer order (score desc, ord asc), with their bodies. */
+  queryFacts(q: FactQuery): Promise<FactRow[]>
+  /** The same page, its bodies read only for the rows the caller then keeps. */
+  selectFacts(q: FactQuery): Promise<FactSelection>
   close(): Promise<void>
+}
+
+/** A selection of rows whose bodies are at hand already (a store that reads them with the page). */
+export function selectionOf(rows: FactRow[]): FactSelection {
+  return { rows, read: async (count) => rows.slice(0, Math.max(0, count)) }
 }
 
 /** The kept releases and which one is promoted. */

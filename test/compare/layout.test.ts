@@ -4,7 +4,7 @@ import type { ComparePartsParams, CompareReleasesParams } from '../../src/schema
 import { compareOf } from '../../src/service/compare.js'
 import { HardwareFacts } from '../../src/service/facts.js'
 import { SqliteRepository } from '../../src/store/sqlite/store.js'
-import type { ReleaseRepository, ReleaseStore } from '../../src/store/types.js'
+import { selectionOf, type FactQuery, type ReleaseRepository, type ReleaseStore } from '../../src/store/types.js'
 import { corpusDataDir } from '../helpers/corpus-release.js'
 
 type Obj = Record<string, any>
@@ -15,18 +15,18 @@ function rewritingRepository(repo: ReleaseRepository, rewrite: (f: Obj) => Obj, 
   const wrap = (s: ReleaseStore): ReleaseStore => {
     let w = wrapped.get(s)
     if (!w) {
+      const queryFacts = async (q: FactQuery) =>
+        (await s.queryFacts(q)).map((r) => {
+          const body = JSON.stringify(rewrite(JSON.parse(r.body) as Obj))
+          return { ...r, body, tokens: countTokens(body) }
+        })
       w = {
         manifest: alias === undefined ? s.manifest : { ...s.manifest, id: alias },
         catalog: s.catalog,
         close: () => s.close(),
-        queryFacts: async (q, take) => {
-          // Rewritten bodies count other tokens: the rows are taken after the rewrite.
-          const rows = (await s.queryFacts(q)).map((r) => {
-            const body = JSON.stringify(rewrite(JSON.parse(r.body) as Obj))
-            return { ...r, body, tokens: countTokens(body) }
-          })
-          return take ? rows.slice(0, take(rows)) : rows
-        }
+        queryFacts,
+        // Rewritten bodies count other tokens: the rows are chosen from after the rewrite.
+        selectFacts: async (q) => selectionOf(await queryFacts(q))
       }
       wrapped.set(s, w)
     }

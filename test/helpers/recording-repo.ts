@@ -10,7 +10,13 @@ export function recordingRepository(repo: ReleaseRepository, onQuery: (q: FactQu
   const wrap = (s: ReleaseStore) => {
     let w = wrapped.get(s)
     if (!w) {
-      w = { manifest: s.manifest, catalog: s.catalog, close: () => s.close(), queryFacts: (q, take) => (onQuery(q), s.queryFacts(q, take)) }
+      w = {
+        manifest: s.manifest,
+        catalog: s.catalog,
+        close: () => s.close(),
+        queryFacts: (q) => (onQuery(q), s.queryFacts(q)),
+        selectFacts: (q) => (onQuery(q), s.selectFacts(q))
+      }
       wrapped.set(s, w)
     }
     return w

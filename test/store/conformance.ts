@@ -161,7 +161,7 @@ export function releaseRepositoryConformance(name: string, factory: (dataDir: st
       expectNoMismatches(mismatches, queries.length)
     })
 
-    it('with `take`, shows every row of the page once and returns the first rows it keeps, with their bodies', { timeout: 600_000 }, async () => {
+    it('selectFacts shows every row of the page, and reads the first rows kept, with their bodies', { timeout: 600_000 }, async () => {
       const store = (await repo.open(releaseId))!
       const r = rng(11)
       // Keep none, some, all, or more than there are; drawn up front, so the cases do not depend on completion order.
@@ -173,13 +173,11 @@ export function releaseRepositoryConformance(name: string, factory: (dataDir: st
         })
       const mismatches: Mismatch[] = []
       await pool(cases, 4, async ({ q, expected, keep }) => {
-        const shown: string[][] = []
-        const got = await store.queryFacts(q, (rows) => {
-          shown.push(rows.map((x) => `${x.ord}/${x.score}/${x.tokens}`))
-          return keep
-        })
+        const selection = await store.selectFacts(q)
+        const shown = selection.rows.map((x) => `${x.ord}/${x.score}/${x.tokens}`)
+        const got = await selection.read(keep)
         const want = expected.map((x) => `${x.ord}/${x.score}/${x.tokens}`)
-        if (shown.length !== 1 || JSON.stringify(shown[0]) !== JSON.stringify(want)) mismatches.push({ what: `take saw, for ${JSON.stringify(q)}`, expected: [want], actual: shown })
+        if (JSON.stringify(shown) !== JSON.stringify(want)) mismatches.push({ what: `rows selected for ${JSON.stringify(q)}`, expected: want, actual: shown })
         if (JSON.stringify(got.map(rowKey)) !== JSON.stringify(expected.slice(0, keep).map(rowKey)))
           mismatches.push({ what: `kept ${keep} of ${JSON.stringify(q)}`, expected: expected.slice(0, keep).map(brief), actual: got.map(brief) })
       })

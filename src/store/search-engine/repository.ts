@@ -1,6 +1,6 @@
 import type { ReleaseCatalog } from '../../model/catalog.js'
 import { RELEASE_ID } from '../layout.js'
-import type { FactQuery, FactRow, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
+import { selectionOf, type FactQuery, type FactRow, type FactSelection, type ReleaseManifest, type ReleaseRepository, type ReleaseStore } from '../types.js'
 import { IndexNames } from './names.js'
 import { factRows, factSearchBody, type SearchHit } from './query.js'
 import { EngineError, openTransport, type EngineFlavor, type EngineTransport } from './transport.js'
@@ -28,16 +28,19 @@ class EngineReleaseStore implements ReleaseStore {
     readonly catalog: ReleaseCatalog
   ) {}
 
-  async queryFacts(q: FactQuery, take?: (rows: readonly FactRow[]) => number): Promise<FactRow[]> {
+  async queryFacts(q: FactQuery): Promise<FactRow[]> {
     const res = await this.engine.request<{ hits?: { hits?: SearchHit[] } }>({
       method: 'POST',
       path: `/${this.index}/_search`,
       // No filter_path: the engine's response filtering costs more than the few bytes it saves.
       body: factSearchBody(q)
     })
-    // The hits carry their bodies already: taking fewer saves nothing here.
-    const rows = factRows(q, res.body.hits?.hits ?? [])
-    return take ? rows.slice(0, take(rows)) : rows
+    return factRows(q, res.body.hits?.hits ?? [])
+  }
+
+  /** The hits carry their bodies already: reading fewer saves nothing here. */
+  async selectFacts(q: FactQuery): Promise<FactSelection> {
+    return selectionOf(await this.queryFacts(q))
   }
 
   async close(): Promise<void> {}

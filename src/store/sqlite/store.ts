@@ -7,7 +7,7 @@ import { hashFiles } from '../hash-files.js'
 import { StoreError } from '../errors.js'
 import { DataDir, RELEASE_ID } from '../layout.js'
 import { revisionApplies, type RevisionTerms } from '../revisions.js'
-import type { FactQuery, FactRow, FileDigest, ReleaseManifest, ReleaseRepository, ReleaseStore } from '../types.js'
+import { selectionOf, type FactQuery, type FactRow, type FactRowHead, type FactSelection, type FileDigest, type ReleaseManifest, type ReleaseRepository, type ReleaseStore } from '../types.js'
 import { byTargetThenTopic, SCHEMA_VERSION, shardFileName, unpackBodies } from './schema.js'
 
 /**
@@ -26,7 +26,7 @@ export const STATEMENT_CACHE_MAX = 128
 export const SHARD_CONNECTIONS_MAX = 128
 const SHARD_CACHE_KIB = 128
 
-const byScoreThenOrd = (a: FactRow, b: FactRow) => b.score - a.score || a.ord - b.ord
+const byScoreThenOrd = (a: FactRowHead, b: FactRowHead) => b.score - a.score || a.ord - b.ord
 
 /** One target and topic's facts: the ords first..last of one shard (see schema.ts). */
 interface FactRange {
@@ -183,7 +183,7 @@ class SqliteReleaseStore implements ReleaseStore {
    * temporary b-tree over every match for that, and joined every match with its row; here only
    * the page's rows are read. Same order: most terms matched first, then ord.
    */
-  private rankedByTerms(s: Shard, scope: string, q: FactQuery): FactRow[] {
+  private rankedByTerms(s: Shard, scope: string, q: FactQuery): FactRowHead[] {
     const lists = q.terms.map((t) => s.term.all(`"${scope}${t}"*`))
     const byScore: number[][] = lists.map(() => [])
     const at = lists.map(() => 0)
@@ -199,12 +199,12 @@ class SqliteReleaseStore implements ReleaseStore {
         }
       byScore[score - 1]!.push(ord)
     }
-    const rows: FactRow[] = []
+    const rows: FactRowHead[] = []
     for (let score = lists.length; score >= 1 && rows.length < q.limit; score--) {
       if (q.after && score > q.after.score) continue
       for (const ord of byScore[score - 1]!) {
         if (q.after && score === q.after.score && ord <= q.after.ord) continue
-        rows.push({ ord, score, tokens: s.row.get(ord)!.tokens, body: '' })
+        rows.push({ ord, score, tokens: s.row.get(ord)!.tokens })
         if (rows.length === q.limit) break
       }
     }
@@ -222,12 +222,18 @@ class SqliteReleaseStore implements ReleaseStore {
     return { first: row.first, bodies: unpackBodies(row.data) }
   }
 
-  async queryFacts(q: FactQuery, take?: (rows: readonly FactRow[]) => number): Promise<FactRow[]> {
+  async queryFacts(q: FactQuery): Promise<FactRow[]> {
+    const selection = this.select(q)
+    return selection.read(selection.rows.length)
+  }
+
+  async selectFacts(q: FactQuery): Promise<FactSelection> {
+    return this.select(q)
+  }
+
+  private select(q: FactQuery): FactSelection {
     const range = this.ranges.get(`${q.target}\0${q.topic}`)
-    if (range === undefined) {
-      take?.([])
-      return []
-    }
+    if (range === undefined) return selectionOf([])
     const shard = this.shard(range.shard)
     const filtered = q.names.length > 0 || q.prefixes.length > 0 || q.peripheral !== undefined || q.package !== undefined || q.siliconRevision !== undefined
     // In ord order (each page's rows come so, or are sorted so): the order bodies are read in.
@@ -235,16 +241,21 @@ class SqliteReleaseStore implements ReleaseStore {
       q.terms.length === 0 ? this.pageInOrder(range, shard, q) : filtered ? this.selectRanked(range, shard, q) : this.rankedByTerms(shard, range.scope, q).sort((x, y) => x.ord - y.ord)
     // Without terms every score is 0: the answer order is the ord order, and the rows are byOrd itself.
     const rows = q.terms.length === 0 ? byOrd : [...byOrd].sort(byScoreThenOrd)
-    if (take) rows.length = Math.min(rows.length, Math.max(0, take(rows)))
-    const kept = rows !== byOrd && rows.length < byOrd.length ? new Set(rows) : undefined
-    // Inflate only the kept rows' bodies, each block once, in ord order.
+    return { rows, read: async (count) => this.withBodies(shard, rows.slice(0, Math.max(0, count)), rows === byOrd) }
+  }
+
+  /** The rows (in answer order) with their bodies, read in ord order so that each block is inflated once. */
+  private withBodies(shard: Shard, rows: readonly FactRowHead[], inOrd: boolean): FactRow[] {
+    const order = rows.map((_, i) => i)
+    if (!inOrd) order.sort((a, b) => rows[a]!.ord - rows[b]!.ord)
+    const out = new Array<FactRow>(rows.length)
     let block: { first: number; bodies: string[] } | undefined
-    for (const r of byOrd) {
-      if (kept && !kept.has(r)) continue
-      if (!block || r.ord - block.first >= block.bodies.length) block = this.block(shard, r.ord)
-      r.body = block.bodies[r.ord - block.first]!
+    for (const i of order) {
+      const { ord, score, tokens } = rows[i]!
+      if (!block || ord - block.first >= block.bodies.length) block = this.block(shard, ord)
+      out[i] = { ord, score, tokens, body: block.bodies[ord - block.first]! }
     }
-    return rows
+    return out
   }
 
   /**
@@ -252,8 +263,8 @@ class SqliteReleaseStore implements ReleaseStore {
    * the name index per name or prefix, then the rows' filters here. One SQL statement per query
    * shape cost more to find or prepare (30 µs, per shard) than the lookups themselves.
    */
-  private pageInOrder(range: FactRange, s: Shard, q: FactQuery): FactRow[] {
-    const rows: FactRow[] = []
+  private pageInOrder(range: FactRange, s: Shard, q: FactQuery): FactRowHead[] {
+    const rows: FactRowHead[] = []
     if (q.limit <= 0) return rows
     const after = q.after?.ord ?? -1
     const keep = rowFilter(q)
@@ -278,24 +289,24 @@ class SqliteReleaseStore implements ReleaseStore {
       for (const ord of candidates) {
         const r = s.row.get(ord)!
         if (keep && !keep(r)) continue
-        rows.push({ ord, score: 0, tokens: r.tokens, body: '' })
+        rows.push({ ord, score: 0, tokens: r.tokens })
         if (rows.length === q.limit) break
       }
       return rows
     }
     // No name or peripheral filter: the range is a rowid range, walked in order up to the limit.
     const from = Math.max(range.first, after + 1)
-    if (!keep) return s.walkLimit.all(from, range.last, q.limit).map((r) => ({ ord: r.ord, score: 0, tokens: r.tokens, body: '' }))
+    if (!keep) return s.walkLimit.all(from, range.last, q.limit).map((r) => ({ ord: r.ord, score: 0, tokens: r.tokens }))
     for (const r of s.walk.iterate(from, range.last)) {
       if (!keep(r)) continue
-      rows.push({ ord: r.ord, score: 0, tokens: r.tokens, body: '' })
+      rows.push({ ord: r.ord, score: 0, tokens: r.tokens })
       if (rows.length === q.limit) break
     }
     return rows
   }
 
   /** A text query with other filters: the page (without bodies, in ord order) chosen by one SQL statement. */
-  private selectRanked(range: FactRange, shard: Shard, q: FactQuery): FactRow[] {
+  private selectRanked(range: FactRange, shard: Shard, q: FactQuery): FactRowHead[] {
     const where: string[] = []
     const params: unknown[] = q.terms.map((t) => `"${range.scope}${t}"*`)
     if (q.names.length > 0 || q.prefixes.length > 0) {
@@ -344,7 +355,7 @@ class SqliteReleaseStore implements ReleaseStore {
       stmt = shard.db.prepare(sql)
       this.statements.set(key, stmt)
     }
-    return (stmt.all(...params) as FactRow[]).sort((x, y) => x.ord - y.ord)
+    return (stmt.all(...params) as FactRowHead[]).sort((x, y) => x.ord - y.ord)
   }
 
   async close(): Promise<void> {
