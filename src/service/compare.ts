@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../schemas/compare.js'
+import { decodeFact, type DecodedFact } from '../store/fact-body.js'
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
@@ -17,76 +18,22 @@ import { packagePins } from './pins.js'
  * store's name and peripheral filters) is read from each side, matched by name, and the differences
  * are paged like /v1/context: in a fixed order, within limit and max_tokens, with an HMAC cursor.
  * The whole list of differences is made once per comparison and kept in an LRU, so paging does
- * not read and match the facts again. Entries embed the stored fact bodies as they are (the same
- * bytes /v1/context returns) with their index-time token counts: a comparison parses only the
- * values it compares and counts only the text it writes itself.
+ * not read and match the facts again. Facts are read through the store's decoder; entries embed the
+ * stored fact bodies as they are (the same bytes /v1/context returns) with their index-time token
+ * counts: a comparison counts only the text it writes itself.
  */
 
 /** A stored fact as the store returns it: its body (the public JSON) and the index-time token count of that body. */
 type Row = Pick<FactRow, 'body' | 'tokens'>
 
-/**
- * A stored fact as a comparison reads it: its name, and its value and scope parsed only when
- * needed, never its evidence (most of its bytes). The indexer writes every body as
- * `{"id","topic","name","value","scope","evidence"}` in that order (indexer/encode.ts), and these
- * markers cannot occur earlier inside a member (quotes inside strings are escaped; no value or
- * scope schema has a `scope` or `evidence` member). A body that does not start so is parsed whole.
- */
-class Read {
-  readonly name: string
-  /** The text value and scope are read from (the body): the value starts at v. */
-  private readonly src: string
-  private readonly v: number
-  /** Where `,"scope":` and `,"evidence":` are, found when first needed (most facts never need them). */
-  private s = -1
-  private e = -1
-  private parsedValue?: Record<string, unknown>
-  private parsedScope?: Record<string, unknown> & { package?: string }
+/** A stored fact as a comparison reads it: what the store's decoder reads from the row, and the row, whose body an entry embeds as it is. */
+interface Read extends Pick<DecodedFact, 'name' | 'value' | 'scope' | 'evidence'> {
+  row: Row
+}
 
-  constructor(readonly row: Row) {
-    const b = row.body
-    const n = b.indexOf(',"name":"')
-    const v = n < 0 ? -1 : b.indexOf('","value":', n)
-    if (v < 0 || !b.startsWith('{"id":')) {
-      const f = JSON.parse(b) as { name: string; value: Record<string, unknown>; scope: Record<string, unknown> }
-      const value = JSON.stringify(f.value)
-      this.name = f.name
-      this.src = `${value},"scope":${JSON.stringify(f.scope)},"evidence":`
-      this.v = 0
-      return
-    }
-    const name = b.slice(n + 9, v)
-    this.name = name.includes('\\') ? (JSON.parse(`"${name}"`) as string) : name
-    this.src = b
-    this.v = v + 10
-  }
-
-  private find(): void {
-    this.s = this.src.indexOf(',"scope":', this.v)
-    this.e = this.s < 0 ? -1 : this.src.indexOf(',"evidence":', this.s)
-    // Bodies are written by the indexer only (and the release file is checked against its digest).
-    if (this.e < 0) throw new Error(`fact ${this.name}: the stored body is not in the indexer's layout`)
-  }
-
-  /** The value's JSON as stored: equal texts are equal values. */
-  get valueText(): string {
-    if (this.s < 0) this.find()
-    return this.src.slice(this.v, this.s)
-  }
-
-  /** Whether the value's JSON starts with `prefix`. */
-  valueStartsWith(prefix: string): boolean {
-    return this.src.startsWith(prefix, this.v)
-  }
-
-  get value(): Record<string, unknown> {
-    return (this.parsedValue ??= JSON.parse(this.valueText) as Record<string, unknown>)
-  }
-
-  get scope(): Record<string, unknown> & { package?: string } {
-    if (this.s < 0) this.find()
-    return (this.parsedScope ??= JSON.parse(this.src.slice(this.s + 9, this.e)) as Record<string, unknown>)
-  }
+function read(row: Row): Read {
+  const { name, value, scope, evidence } = decodeFact(row.body)
+  return { row, name, value, scope, evidence }
 }
 
 /**
@@ -227,11 +174,8 @@ const REGISTER_MEMBERS = {
 } as const
 type RegisterKind = keyof typeof REGISTER_MEMBERS
 
-/** The kind, from the value's first member as the indexer writes it, else from its members. */
+/** The kind, from the member only its kind has (src/schemas/facts.ts). */
 function registerKind(f: Read): RegisterKind {
-  if (f.valueStartsWith('{"baseAddress":')) return 'peripheral'
-  if (f.valueStartsWith('{"address":')) return 'register'
-  if (f.valueStartsWith('{"bitOffset":')) return 'field'
   return 'baseAddress' in f.value ? 'peripheral' : 'bitOffset' in f.value ? 'field' : 'register'
 }
 
@@ -492,31 +436,13 @@ function changedMembers(a: Read, b: Read): string[] {
   return out
 }
 
-/** The artifacts a body's evidence names, as the indexer writes an Evidence: sha256, then path. */
-const EVIDENCE_SOURCE = /"sourceSha256":"([0-9a-f]{64})","sourcePath":("(?:[^"\\]|\\.)*")/g
-
-function addSources(body: string, into: Map<string, string>): void {
-  let found = false
-  for (const m of body.matchAll(EVIDENCE_SOURCE)) {
-    into.set(JSON.parse(m[2]!) as string, m[1]!)
-    found = true
-  }
-  // Every fact has evidence: a body the pattern misses is read whole.
-  if (!found) for (const e of (JSON.parse(body) as { evidence: Array<{ sourcePath: string; sourceSha256: string }> }).evidence) into.set(e.sourcePath, e.sourceSha256)
-}
-
 /** Added, removed and changed facts, matched by (name, package): fact ids embed the target key, which may differ. */
 function diffReleases(from: FactRow[], to: FactRow[], fc: TargetChoice, tc: TargetChoice): Comparison {
-  const byKey = (rows: FactRow[]) => {
-    const m = new Map<string, Read>()
-    for (const r of rows) {
-      const f = new Read(r)
-      m.set(`${f.name}\u0000${f.scope.package ?? ''}`, f)
-    }
-    return m
-  }
-  const old = byKey(from)
-  const cur = byKey(to)
+  const fromFacts = from.map(read)
+  const toFacts = to.map(read)
+  const byKey = (facts: Read[]) => new Map(facts.map((f) => [`${f.name}\u0000${f.scope.package ?? ''}`, f]))
+  const old = byKey(fromFacts)
+  const cur = byKey(toFacts)
   // The default sort orders strings by UTF-16 code units, as byName does.
   const keys = [...new Set([...old.keys(), ...cur.keys()])].sort()
   const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 }
@@ -536,13 +462,13 @@ function diffReleases(from: FactRow[], to: FactRow[], fc: TargetChoice, tc: Targ
     entries.push({ own: { change, name: f.name, ...(f.scope.package !== undefined ? { package: f.scope.package } : {}), changedMembers: changed }, keys: ['from', 'to'], a: a?.row, b: b?.row })
   }
   // The artifacts behind either side: the targets' sources and every source an evidence names.
-  const shas = (rows: FactRow[], c: TargetChoice) => {
+  const shas = (facts: Read[], c: TargetChoice) => {
     const m = new Map<string, string>([[c.target.sourcePath, c.target.sourceSha256]])
-    for (const r of rows) addSources(r.body, m)
+    for (const f of facts) for (const e of f.evidence) m.set(e.sourcePath, e.sourceSha256)
     return m
   }
-  const fa = shas(from, fc)
-  const ta = shas(to, tc)
+  const fa = shas(fromFacts, fc)
+  const ta = shas(toFacts, tc)
   const artifacts = [...new Set([...fa.keys(), ...ta.keys()])].sort(byName).map((path) => {
     const x = fa.get(path) ?? null
     const y = ta.get(path) ?? null
@@ -603,11 +529,11 @@ function diffPins(fa: FactRow[], fb: FactRow[], keep: (n: string) => boolean, in
 function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: boolean): Comparison {
   const sides = new Map<string, { a?: Read; b?: Read }>()
   for (const r of fa) {
-    const f = new Read(r)
+    const f = read(r)
     sides.set(f.name, { a: f })
   }
   for (const r of fb) {
-    const f = new Read(r)
+    const f = read(r)
     const s = sides.get(f.name)
     if (s) s.b = f
     else sides.set(f.name, { b: f })
@@ -626,9 +552,8 @@ function diffParts(topic: Topic, fa: FactRow[], fb: FactRow[], includeSame: bool
       // A name that changed kind is compared on the members of both kinds.
       members = ka && kb && ka !== kb ? [...new Set([...REGISTER_MEMBERS[ka], ...REGISTER_MEMBERS[kb]])] : REGISTER_MEMBERS[kind]
     }
-    // Equal value texts are equal values: parsed only when they differ.
     const differences =
-      a && b && a.valueText !== b.valueText
+      a && b
         ? (members ?? [...new Set([...Object.keys(a.value), ...Object.keys(b.value)])].sort()).filter((m) => !same(a.value[m], b.value[m])).map((m) => ({ member: m, part: a.value[m] ?? null, other: b.value[m] ?? null }))
         : NONE
     const status: PartStatus = !b ? 'only_part' : !a ? 'only_other' : differences.length ? 'differs' : 'same'

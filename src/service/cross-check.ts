@@ -1,5 +1,6 @@
-import type { Evidence, Topic } from '../model/fact.js'
+import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
+import { decodeFact, type DecodedFact } from '../store/fact-body.js'
 import type { FactRow, FactRowHead, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { readAll } from './read-all.js'
@@ -11,18 +12,6 @@ import { readAll } from './read-all.js'
  * `agreement: "agree"`; where the values differ, each source's value is a fact of its own, scoped
  * to its source and marked `disagree` — never one picked silently.
  */
-
-/** A fact as the indexer stores it (indexer/encode.ts). */
-export interface StoredFact {
-  id: string
-  topic: Topic
-  name: string
-  value: Record<string, unknown>
-  scope: Record<string, unknown> & { source?: string }
-  evidence: Evidence[]
-  agreement?: 'agree' | 'disagree'
-  aliases?: string[]
-}
 
 /** The targets of one topic of a part: the one served, the ones checked against it, why. */
 export interface CrossPlan {
@@ -37,7 +26,7 @@ export interface CrossPlan {
 export interface Discrepancy {
   topic: Topic
   name: string
-  facts: [StoredFact, StoredFact]
+  facts: [DecodedFact, DecodedFact]
 }
 
 /** What a cross-check found over a whole topic of the served target. */
@@ -52,8 +41,8 @@ export interface CrossCheckResult {
 }
 
 interface Match {
-  served: StoredFact
-  checked: StoredFact[]
+  served: DecodedFact
+  checked: DecodedFact[]
   agree: boolean
   /** The checked facts' names are other names of the served one (interrupts matched by number). */
   alias?: boolean
@@ -84,9 +73,9 @@ export function planCrossCheck(choices: TargetChoice[], order: readonly string[]
 }
 
 /** A target's facts of a topic, and the row position each is stored at, by fact id. */
-async function factsOf(store: ReleaseStore, choice: TargetChoice, topic: Topic): Promise<{ facts: StoredFact[]; ords: Map<string, number> }> {
+async function factsOf(store: ReleaseStore, choice: TargetChoice, topic: Topic): Promise<{ facts: DecodedFact[]; ords: Map<string, number> }> {
   const rows = await readAll(store, choice, topic, [], [])
-  const facts = rows.map((r) => JSON.parse(r.body) as StoredFact)
+  const facts = rows.map((r) => decodeFact(r.body))
   return { facts, ords: new Map(facts.map((f, i) => [f.id, rows[i]!.ord])) }
 }
 
@@ -94,7 +83,7 @@ async function factsOf(store: ReleaseStore, choice: TargetChoice, topic: Topic):
 export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossPlan): Promise<CrossCheckResult> {
   const { facts: served, ords } = await factsOf(store, plan.served, topic)
   const out: CrossCheckResult = { rows: new Map(), agree: 0, disagree: 0, onlyChecked: {}, discrepancies: [] }
-  const merged = new Map<string, { fact: StoredFact; disagree: StoredFact[] }>()
+  const merged = new Map<string, { fact: DecodedFact; disagree: DecodedFact[] }>()
   for (const c of plan.checked) {
     const { facts: checked } = await factsOf(store, c, topic)
     const { matches, unmatched } = (MATCHERS[topic] ?? byName)(served, checked)
@@ -110,7 +99,7 @@ export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossP
       } else {
         entry.fact.agreement = 'disagree'
         for (const f of m.checked) {
-          const own: StoredFact = { ...f, scope: { ...f.scope, source: f.evidence[0]?.sourcePath ?? c.target.sourcePath }, agreement: 'disagree' }
+          const own: DecodedFact = { ...f, scope: { ...f.scope, source: f.evidence[0]?.sourcePath ?? c.target.sourcePath }, agreement: 'disagree' }
           entry.disagree.push(own)
           out.discrepancies.push({ topic, name: m.served.name, facts: [m.served, own] })
         }
@@ -130,7 +119,7 @@ export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossP
 }
 
 /** A stored fact's JSON, members in the indexer's order (indexer/encode.ts), the alias list after the name. */
-function serialize(f: StoredFact): string {
+function serialize(f: DecodedFact): string {
   const { id, topic, name, aliases, value, scope, evidence, agreement } = f
   return JSON.stringify({ id, topic, name, ...(aliases ? { aliases } : {}), value, scope, evidence, ...(agreement ? { agreement } : {}) })
 }
@@ -142,7 +131,7 @@ export function crossCheckedRow<R extends FactRowHead | FactRow>(r: R, result: C
   return 'body' in r ? { ...r, body: m.body, tokens: m.tokens } : { ...r, tokens: m.tokens }
 }
 
-type Matcher = (served: StoredFact[], checked: StoredFact[]) => { matches: Match[]; unmatched: StoredFact[] }
+type Matcher = (served: DecodedFact[], checked: DecodedFact[]) => { matches: Match[]; unmatched: DecodedFact[] }
 
 const key = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '')
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
@@ -151,7 +140,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 const byName: Matcher = (served, checked) => {
   const byKey = new Map(served.map((f) => [key(f.name), f]))
   const matches: Match[] = []
-  const unmatched: StoredFact[] = []
+  const unmatched: DecodedFact[] = []
   for (const c of checked) {
     const s = byKey.get(key(c.name))
     if (s) matches.push({ served: s, checked: [c], agree: same(s.value, c.value) })
@@ -166,9 +155,9 @@ const byName: Matcher = (served, checked) => {
  * kept as an alias.
  */
 const interrupts: Matcher = (served, checked) => {
-  const num = (f: StoredFact) => f.value.number as number | null
+  const num = (f: DecodedFact) => f.value.number as number | null
   const matches: Match[] = []
-  const taken = new Set<StoredFact>()
+  const taken = new Set<DecodedFact>()
   let rest = checked.filter((c) => {
     const s = served.find((f) => !taken.has(f) && key(f.name) === key(c.name))
     if (!s) return true
@@ -190,11 +179,11 @@ interface Extent {
   kind: string
   start: number
   end: number
-  facts: StoredFact[]
+  facts: DecodedFact[]
 }
 
 /** Regions of one kind merged where they touch: what a source says that kind of memory covers. */
-function extents(facts: StoredFact[]): Extent[] {
+function extents(facts: DecodedFact[]): Extent[] {
   const regions = facts
     .map((f) => ({ f, kind: String(f.value.kind), start: Number.parseInt(String(f.value.start), 16), size: Number(f.value.size) }))
     .filter((r) => Number.isFinite(r.start) && Number.isFinite(r.size))
@@ -218,7 +207,7 @@ function extents(facts: StoredFact[]): Extent[] {
 const memory: Matcher = (served, checked) => {
   const mine = extents(served)
   const matches: Match[] = []
-  const unmatched: StoredFact[] = []
+  const unmatched: DecodedFact[] = []
   for (const e of extents(checked)) {
     const over = mine.filter((m) => m.kind === e.kind && m.start < e.end && e.start < m.end)
     if (over.length === 0) {
@@ -229,7 +218,7 @@ const memory: Matcher = (served, checked) => {
     if (agree) for (const s of over[0]!.facts) matches.push({ served: s, checked: e.facts, agree })
     else {
       // Shown: the checked regions no served one equals (modm's sram2 where the chip's SRAM ends), else all of them.
-      const equal = (f: StoredFact) => over.some((m) => m.facts.some((s) => s.value.start === f.value.start && s.value.size === f.value.size))
+      const equal = (f: DecodedFact) => over.some((m) => m.facts.some((s) => s.value.start === f.value.start && s.value.size === f.value.size))
       const differing = e.facts.filter((f) => !equal(f))
       matches.push({ served: over[0]!.facts[0]!, checked: differing.length ? differing : e.facts, agree })
     }

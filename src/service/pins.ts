@@ -1,4 +1,5 @@
 import type { Evidence } from '../model/fact.js'
+import { decodeFact } from '../store/fact-body.js'
 import type { FactRow } from '../store/types.js'
 
 /** A pin of one package as its pins fact (src/schemas/facts.ts PinValue) gives it. */
@@ -26,17 +27,14 @@ export interface PackagePins {
   signalSpelling: ReadonlyMap<string, string>
 }
 
-interface PinBody {
-  name: string
-  value: {
-    label: string
-    position: string
-    positions?: string[]
-    signals?: string[]
-    alternateFunctions?: Array<{ af: number; signal: string }>
-    variants?: Array<{ label: string; variant: string }>
-  }
-  evidence: Evidence[]
+/** The members of a pins fact's value read here. */
+interface PinValue {
+  label: string
+  position: string
+  positions?: string[]
+  signals?: string[]
+  alternateFunctions?: Array<{ af: number; signal: string }>
+  variants?: Array<{ label: string; variant: string }>
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
@@ -46,8 +44,8 @@ export function packagePins(rows: readonly FactRow[]): PackagePins {
   const byName = new Map<string, PackagePin>()
   const bySignal = new Map<string, PackagePin[]>()
   for (const r of rows) {
-    const f = JSON.parse(r.body) as PinBody
-    const v = f.value
+    const f = decodeFact(r.body)
+    const v = f.value as unknown as PinValue
     const af = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
     const remap = v.variants?.find((x) => x.label === v.label)?.variant
     const pin: PackagePin = { name: f.name, label: v.label, position: v.position, positions: v.positions ?? [v.position], signals: [...new Set([...(v.signals ?? []), ...af.keys()])], af, evidence: f.evidence, ...(remap ? { remap } : {}) }

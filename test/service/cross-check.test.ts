@@ -2,14 +2,15 @@ import { describe, expect, it } from 'vitest'
 import type { TargetSummary } from '../../src/model/catalog.js'
 import type { Topic } from '../../src/model/fact.js'
 import type { TargetChoice } from '../../src/service/catalog-index.js'
-import { crossCheck, crossCheckedRow, planCrossCheck, type StoredFact } from '../../src/service/cross-check.js'
+import { crossCheck, crossCheckedRow, planCrossCheck } from '../../src/service/cross-check.js'
+import type { DecodedFact } from '../../src/store/fact-body.js'
 import { selectionOf, type FactQuery, type FactRow, type ReleaseStore } from '../../src/store/types.js'
 
 const target = (key: string, sourcePath: string): TargetSummary => ({ key, topics: ['interrupts', 'memory', 'dma'], device: key, sourcePath, sourceSha256: 'a'.repeat(64), factCounts: {} })
 const choice = (key: string, path: string): TargetChoice => ({ target: target(key, path), parts: ['P'] })
 
 let nextId = 0
-const fact = (topic: Topic, name: string, value: Record<string, unknown>, path: string, line: number): StoredFact => ({
+const fact = (topic: Topic, name: string, value: Record<string, unknown>, path: string, line: number): DecodedFact => ({
   id: `f${nextId++}`,
   topic,
   name,
@@ -19,7 +20,7 @@ const fact = (topic: Topic, name: string, value: Record<string, unknown>, path: 
 })
 
 /** A store holding facts per target key, returned in the given order, as the stores do. */
-function store(byTarget: Record<string, StoredFact[]>): ReleaseStore {
+function store(byTarget: Record<string, DecodedFact[]>): ReleaseStore {
   return {
     manifest: {} as ReleaseStore['manifest'],
     catalog: { entities: [], targets: [], gaps: [] },
@@ -74,7 +75,7 @@ describe('cross-check of interrupts', () => {
   it('matches by name and number, then by number keeping the other name, and shows a disagreement with both values', async () => {
     const r = await crossCheck(store({ chip: served, svd: checked }), 'interrupts', plan([choice('svd', SVD)]))
     expect({ agree: r.agree, disagree: r.disagree, onlyChecked: r.onlyChecked }).toEqual({ agree: 2, disagree: 1, onlyChecked: { svd: ['ADC3'] } })
-    const row = (f: StoredFact) => JSON.parse(`[${crossCheckedRow({ ord: served.indexOf(f), score: 0, tokens: 1, body: JSON.stringify(f) }, r).body}]`) as StoredFact[]
+    const row = (f: DecodedFact) => JSON.parse(`[${crossCheckedRow({ ord: served.indexOf(f), score: 0, tokens: 1, body: JSON.stringify(f) }, r).body}]`) as DecodedFact[]
     const [usart] = row(served[0]!)
     expect(usart!.agreement).toBe('agree')
     expect(usart!.evidence.map((e) => e.sourcePath)).toEqual([CHIP, SVD])
@@ -114,7 +115,7 @@ describe('cross-check of memory', () => {
     const probe = [region('FLASH', 'flash', 0x08000000, 0x100000, 'p.yaml', 7), region('RAM', 'ram', 0x20000000, 0x20000, 'p.yaml', 8)]
     const r = await crossCheck(store({ chip, probe }), 'memory', plan([choice('probe', 'p.yaml')]))
     expect({ agree: r.agree, disagree: r.disagree }).toEqual({ agree: 4, disagree: 0 })
-    const first = JSON.parse(crossCheckedRow({ ord: 2, score: 0, tokens: 1, body: JSON.stringify(chip[2]) }, r).body) as StoredFact
+    const first = JSON.parse(crossCheckedRow({ ord: 2, score: 0, tokens: 1, body: JSON.stringify(chip[2]) }, r).body) as DecodedFact
     expect(first.evidence.map((e) => e.sourcePath)).toEqual([CHIP, 'p.yaml'])
     expect(first.aliases).toBeUndefined()
   })
