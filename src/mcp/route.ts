@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
 import { ClientNotificationSchema, ClientRequestSchema, isJSONRPCNotification, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
 import { Ajv } from 'ajv'
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiKeyStore } from '../auth/keys.js'
 import type { Contract } from '../http/contract.js'
 import { BEARER_ALTERNATIVES, errorResponses } from '../http/fact-route.js'
@@ -155,13 +155,114 @@ const ROUTE_DESCRIPTION =
   'A JSON-RPC notification is answered 202 without a body. ' +
   'Errors: 400 JsonRpcError for invalid JSON (-32700), a body that is not one JSON-RPC 2.0 request, a Content-Type other than application/json, or an unsupported Service-Version (-32600); 413 JsonRpcError when the body exceeds the size bound (64 KiB by default); 401/403/429 as Problem. GET and DELETE answer 405: there are no SSE streams or sessions to open or end.'
 
+type Message = { jsonrpc: '2.0'; method: string; id?: unknown; params?: unknown }
+/** Why a body is not served: the JsonRpcError to answer with. */
+type Refusal = { status: number; code: number; message: string; id: RpcId; data: Record<string, unknown> }
+const invalidRequest = (message: string, id: RpcId = null): Refusal => ({ status: 400, code: -32600, message: `Invalid Request: ${message}`, id, data: { code: 'INVALID_JSON_RPC' } })
+
+/** The route's contract: the JSON-RPC request and answers, and the Problems it shares with /v1. */
+function routeSchema(maxBytes: number) {
+  return {
+    operationId: 'mcp',
+    summary: 'Stateless Streamable HTTP MCP server for agents',
+    description: ROUTE_DESCRIPTION,
+    // For the contract only: the handler checks the JSON-RPC shape itself (validatorCompiler below).
+    body: { content: { 'application/json': { schema: ref(JsonRpcRequest) } }, required: true },
+    security: BEARER_ALTERNATIVES,
+    response: {
+      200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: ref(JsonRpcResponse) } } },
+      202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
+      400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: ref(JsonRpcError) } } },
+      413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: ref(JsonRpcError) } } },
+      ...errorResponses([401, 403, 405, 408, 414, 429, 431], 'POST')
+    }
+  }
+}
+
+/** Failures before the handler: those of the body and Service-Version as JsonRpcErrors, the others as the app's Problems. */
+function errorHandler(maxBytes: number) {
+  return (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
+    switch (err.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        // The rest of an oversized body is not worth reading: close the connection after answering.
+        reply.header('connection', 'close')
+        return rpcError(reply, 413, -32000, `Request body too large: at most ${maxBytes} bytes.`, null, { code: 'PAYLOAD_TOO_LARGE', maxBytes })
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return rpcError(reply, 400, -32600, 'Invalid Request: the body length does not match Content-Length.', null, { code: 'INVALID_JSON_RPC' })
+      case 'UNSUPPORTED_SERVICE_VERSION':
+        return rpcError(reply, 400, -32600, `Invalid Request: ${(err as unknown as ServiceError).detail}`, null, { code: 'UNSUPPORTED_SERVICE_VERSION' })
+    }
+    // 401, 403, 429 and anything else: the app's Problem handler. A rethrown value reaches it only
+    // if it is an Error (else Fastify sends it as a 200 payload), and the rate limiter throws a plain object.
+    throw err instanceof Error ? err : Object.assign(new Error(String((err as { message?: unknown }).message ?? 'error')), err)
+  }
+}
+
+/** The one JSON-RPC request or notification of the body, and its id as the answers echo it; or why it is refused. */
+function readMessage(req: FastifyRequest): { message: Message; id: RpcId } | { refusal: Refusal } {
+  if (!isJsonContentType(req.headers['content-type'])) return { refusal: invalidRequest('Content-Type must be application/json.') }
+  const text = (req.body as Buffer | undefined)?.toString('utf8') ?? ''
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    req.log.info('MCP request nested too deeply')
+    // A well-formed request's id is not worth a parse of the deep text: answered without one.
+    return { refusal: { status: 200, code: -32602, message: `Invalid params: JSON nested deeper than ${MAX_JSON_DEPTH} levels; tool arguments are flat.`, id: null, data: { code: 'INVALID_PARAMETER' } } }
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return { refusal: { status: 400, code: -32700, message: 'Parse error: the body is not valid JSON.', id: null, data: { code: 'INVALID_JSON_RPC' } } }
+  }
+  if (Array.isArray(body)) return { refusal: invalidRequest('JSON-RPC batches are not supported; send one request per POST.') }
+  const id = idOf(body)
+  if (!checkShape(body)) return { refusal: invalidRequest('the body must be a JSON-RPC 2.0 request object with "jsonrpc": "2.0" and a string "method".', id) }
+  // Members beyond the JSON-RPC ones are allowed by the contract; the SDK's strict schema is not told about them.
+  const b = body as Message
+  const message = { jsonrpc: b.jsonrpc, method: b.method, ...('id' in b ? { id: b.id } : {}), ...('params' in b ? { params: b.params } : {}) }
+  if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message)) return { refusal: invalidRequest('"id" must be a string or a number, and "params", when present, an object.', id) }
+  return { message, id }
+}
+
+/**
+ * Answers the message with one fresh SDK `Server` and stateless transport, handed Fastify's raw
+ * request and response (the reply is hijacked, with the headers the hooks set).
+ */
+async function serve(app: FastifyInstance, ctx: McpContext, opts: McpOptions, req: FastifyRequest, reply: FastifyReply, message: Message, id: RpcId): Promise<void> {
+  const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(opts.publicUrl) })
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsSse(req.headers.accept) })
+  acceptBoth(req.raw)
+  if (app.draining || /(^|,)\s*close\s*(,|$)/i.test(req.headers.connection ?? '')) closeAfterResponse(reply.raw)
+  // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.
+  dropUncountedLimitHeaders(reply)
+  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v)
+  reply.hijack()
+  reply.raw.on('close', () => {
+    void transport.close()
+    void server.close()
+  })
+  try {
+    await server.connect(transport)
+    await transport.handleRequest(req.raw, reply.raw, message)
+  } catch (err) {
+    req.log.error({ err }, 'MCP request failed')
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+      reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id }))
+    } else reply.raw.destroy()
+  }
+}
+
+type McpContext = { facts: HardwareFacts; keys: ApiKeyStore; contract: Contract }
+
 /**
  * POST /mcp, the MCP endpoint (spec §4): one fresh SDK `Server` and stateless transport per
  * request, handed Fastify's raw request/response and the body parsed and checked here.
  */
 export function mcpRoute(opts: McpOptions = {}) {
   const maxBytes = opts.maxBytes ?? DEFAULT_MCP_MAX_BYTES
-  return async function mcp(app: FastifyInstance, ctx: { facts: HardwareFacts; keys: ApiKeyStore; contract: Contract }): Promise<void> {
+  return async function mcp(app: FastifyInstance, ctx: McpContext): Promise<void> {
     // This plugin's own scope: every body reaches the handler as bytes, so a bad body or content
     // type becomes a JsonRpcError here rather than a Problem from Fastify's JSON parser.
     app.removeAllContentTypeParsers()
@@ -174,98 +275,23 @@ export function mcpRoute(opts: McpOptions = {}) {
       bodyLimit: maxBytes,
       // Stateless: no SSE stream to open (GET), no session to end (DELETE): any method but POST is 405 (src/http/methods.ts).
       config: { scope: 'facts:read', onlyMethod: 'POST' },
-      schema: {
-        operationId: 'mcp',
-        summary: 'Stateless Streamable HTTP MCP server for agents',
-        description: ROUTE_DESCRIPTION,
-        // For the contract only: the handler checks the JSON-RPC shape itself (validatorCompiler below).
-        body: { content: { 'application/json': { schema: ref(JsonRpcRequest) } }, required: true },
-        security: BEARER_ALTERNATIVES,
-        response: {
-          200: { description: 'A JSON-RPC response (or an SSE stream of it, per Accept).', content: { 'application/json': { schema: ref(JsonRpcResponse) } } },
-          202: { description: 'The body was a JSON-RPC notification: accepted, no content.', type: 'null' },
-          400: { description: 'JSON-RPC parse error (-32700) or invalid request (-32600).', content: { 'application/json': { schema: ref(JsonRpcError) } } },
-          413: { description: `The body exceeds the size bound (${maxBytes} bytes).`, content: { 'application/json': { schema: ref(JsonRpcError) } } },
-          ...errorResponses([401, 403, 405, 408, 414, 429, 431], 'POST')
-        }
-      },
+      schema: routeSchema(maxBytes),
       // Accept any body at validation: a schema failure would leave as a Problem, and /mcp's 400 is a JsonRpcError.
       validatorCompiler: () => () => true,
-      errorHandler: (err: FastifyError, _req, reply) => {
-        switch (err.code) {
-          case 'FST_ERR_CTP_BODY_TOO_LARGE':
-            // The rest of an oversized body is not worth reading: close the connection after answering.
-            reply.header('connection', 'close')
-            return rpcError(reply, 413, -32000, `Request body too large: at most ${maxBytes} bytes.`, null, { code: 'PAYLOAD_TOO_LARGE', maxBytes })
-          case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-            return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
-          case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-            return rpcError(reply, 400, -32600, 'Invalid Request: the body length does not match Content-Length.', null, { code: 'INVALID_JSON_RPC' })
-          case 'UNSUPPORTED_SERVICE_VERSION':
-            return rpcError(reply, 400, -32600, `Invalid Request: ${(err as unknown as ServiceError).detail}`, null, { code: 'UNSUPPORTED_SERVICE_VERSION' })
-        }
-        // 401, 403, 429 and anything else: the app's Problem handler. A rethrown value reaches it only
-        // if it is an Error (else Fastify sends it as a 200 payload), and the rate limiter throws a plain object.
-        throw err instanceof Error ? err : Object.assign(new Error(String((err as { message?: unknown }).message ?? 'error')), err)
-      },
+      errorHandler: errorHandler(maxBytes),
       handler: async (req, reply) => {
-        if (!isJsonContentType(req.headers['content-type']))
-          return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
-        let body: unknown
-        const text = (req.body as Buffer | undefined)?.toString('utf8') ?? ''
-        if (jsonDepth(text) > MAX_JSON_DEPTH) {
-          req.log.info('MCP request nested too deeply')
-          // A well-formed request's id is not worth a parse of the deep text: answered without one.
-          return rpcError(reply, 200, -32602, `Invalid params: JSON nested deeper than ${MAX_JSON_DEPTH} levels; tool arguments are flat.`, null, { code: 'INVALID_PARAMETER' })
+        const read = readMessage(req)
+        if ('refusal' in read) {
+          const r = read.refusal
+          return rpcError(reply, r.status, r.code, r.message, r.id, r.data)
         }
-        try {
-          body = JSON.parse(text)
-        } catch {
-          return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON.', null, { code: 'INVALID_JSON_RPC' })
-        }
-        if (Array.isArray(body))
-          return rpcError(reply, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one request per POST.', null, { code: 'INVALID_JSON_RPC' })
-        if (!checkShape(body))
-          return rpcError(reply, 400, -32600, 'Invalid Request: the body must be a JSON-RPC 2.0 request object with "jsonrpc": "2.0" and a string "method".', idOf(body), {
-            code: 'INVALID_JSON_RPC'
-          })
-        // Members beyond the JSON-RPC ones are allowed by the contract; the SDK's strict schema is not told about them.
-        const b = body as { jsonrpc: '2.0'; method: string; id?: unknown; params?: unknown }
-        const message = { jsonrpc: b.jsonrpc, method: b.method, ...('id' in b ? { id: b.id } : {}), ...('params' in b ? { params: b.params } : {}) }
-        if (!isJSONRPCRequest(message) && !isJSONRPCNotification(message))
-          return rpcError(reply, 400, -32600, 'Invalid Request: "id" must be a string or a number, and "params", when present, an object.', idOf(body), {
-            code: 'INVALID_JSON_RPC'
-          })
-
-        const bad = invalidParams(message)
+        const bad = invalidParams(read.message)
         if (bad !== undefined) {
-          req.log.info({ method: message.method }, 'MCP request with invalid params')
-          if (!('id' in message)) return reply.code(202).send()
-          return rpcError(reply, 200, -32602, `Invalid params: ${bad}`, idOf(body), { code: 'INVALID_PARAMETER' })
+          req.log.info({ method: read.message.method }, 'MCP request with invalid params')
+          if (!('id' in read.message)) return reply.code(202).send()
+          return rpcError(reply, 200, -32602, `Invalid params: ${bad}`, read.id, { code: 'INVALID_PARAMETER' })
         }
-
-        const server = createMcpServer({ facts: ctx.facts, contract: ctx.contract, apiKey: req.apiKey, req, base: publicBase(opts.publicUrl) })
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsSse(req.headers.accept) })
-        acceptBoth(req.raw)
-        if (app.draining || /(^|,)\s*close\s*(,|$)/i.test(req.headers.connection ?? '')) closeAfterResponse(reply.raw)
-        // Headers set by the hooks (request id, Service-Version, rate limit) would be lost on a hijacked reply.
-        dropUncountedLimitHeaders(reply)
-        for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) reply.raw.setHeader(k, v)
-        reply.hijack()
-        reply.raw.on('close', () => {
-          void transport.close()
-          void server.close()
-        })
-        try {
-          await server.connect(transport)
-          await transport.handleRequest(req.raw, reply.raw, message)
-        } catch (err) {
-          req.log.error({ err }, 'MCP request failed')
-          if (!reply.raw.headersSent) {
-            reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-            reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: idOf(body) }))
-          } else reply.raw.destroy()
-        }
+        return serve(app, ctx, opts, req, reply, read.message, read.id)
       }
     })
   }
