@@ -12,8 +12,8 @@ import { acknowledge, loadCuration } from './curation/curation.js'
 import { catalogTargets, checkReach } from './curation/reach.js'
 import { loadVendors } from './curation/vendors.js'
 import { INDEXER_FORMAT } from './encode.js'
-import { fileSha256, readInventory, verifyArtifacts, writing } from './inventory.js'
-import { cachedShard, pruneCache } from './parse-cache.js'
+import { fileSha256, readInventory, verifyArtifacts, writing, type ArtifactRef } from './inventory.js'
+import { cachedShard, pruneCache, type UnitSummary } from './parse-cache.js'
 import { parseAll, parseUnits, type ParseStats } from './parse-units.js'
 import type { ShardRange } from './shard.js'
 import { TOKENIZER } from '../src/model/tokens.js'
@@ -107,22 +107,83 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
   const { summaries, stats } = await parseAll(units, data.root, () => progress('parse', ++parsedUnits, units.length))
   lap('parse')
 
-  // The catalog's input (small: no facts), in unit order.
-  const targets: DocumentTarget[] = []
-  const parts: CatalogPart[] = []
-  const partNumbers: PartNumber[] = []
-  const found: ParseProblem[] = []
-  // Checks across units: a target key two units give keeps the first unit's target, parts and
-  // facts (e.g. one RefName in two STM32 files of two runs); a problem two units report about an
-  // artifact both read (a shared GPIO modes file) is kept once.
+  const gathered = gather(summaries, unclaimed)
+  const { problems, notes: acknowledged } = acknowledge(gathered.found, curation)
+  const layout = releaseLayout(summaries, gathered.dropped)
+
+  const tmpDir = join(data.root, 'releases', `.build-${process.pid}-${Date.now()}`)
+  const dbPath = join(tmpDir, 'release.sqlite')
+  let db: Database.Database | undefined
+  try {
+    writing(tmpDir, () => mkdirSync(tmpDir, { recursive: true }))
+    db = writing(dbPath, () => new Database(dbPath))
+    const written = writeTopFile(db, dbPath, layout)
+
+    const publishers = new Map(artifacts.map((a) => [a.path, a.publisher] as const))
+    const built = buildCatalog({ targets: catalogTargets(artifacts, gathered.targets, problems, layout.counts), parts: gathered.parts, partNumbers: gathered.partNumbers, publishers }, curation, vendors)
+    const catalog: ReleaseCatalog = built.catalog
+    const reach = checkReach(catalog)
+    for (const p of reach.problems) problems.push(p)
+    built.notes.push(`reachability: ${reach.reachable} of ${reach.total} targets resolve from a part name`, ...acknowledged)
+    const catalogJson = JSON.stringify(catalog)
+    const content = manifestContent(artifacts, data, { facts: layout.factCount, ...partCounts(catalog), targets: gathered.targets.length, byTopic: layout.byTopic }, problems, built.notes)
+    // The id names what is written: the top file's bytes before its meta rows, every shard's digest
+    // (each shard's bytes: every table and index as this code and this SQLite laid them out; computed
+    // once when the shard was written), the catalog and the manifest's content, which the meta rows
+    // add. The curation file's own bytes too: an entry that changes nothing derived still names
+    // another curation.
+    const id = createHash('sha256')
+      .update(`hwfacts-release/4\n${written}\n`)
+      .update(layout.shards.map((s) => `${s.sha256}\n`).join(''))
+      .update(catalogJson)
+      .update(curationRaw)
+      .update(vendorsRaw)
+      .update(JSON.stringify(content))
+      .digest('hex')
+      .slice(0, 16)
+    lap('catalog')
+
+    if (existsSync(data.manifestPath(id))) {
+      db.close()
+      rmSync(tmpDir, { recursive: true, force: true })
+      const manifest = JSON.parse(readFileSync(data.manifestPath(id), 'utf8')) as ReleaseManifest
+      return { id, manifest, reused: true, problems: manifest.problems, timingsMs: timings, units: stats }
+    }
+    const manifest: ReleaseManifest = { format: 'hwfacts-release/1', id, createdAt: (opts.now?.() ?? new Date()).toISOString(), ...content }
+    const withDigest = publish(db, dbPath, tmpDir, data, { manifest, catalogJson, shards: layout.shards })
+    lap('write')
+    return { id, manifest: withDigest, reused: false, problems, timingsMs: timings, units: stats }
+  } catch (err) {
+    if (db?.open) db.close()
+    rmSync(tmpDir, { recursive: true, force: true })
+    throw err
+  }
+}
+
+/** The catalog's input (small: no facts) from the units' summaries, in unit order, and the problems found. */
+interface Gathered {
+  targets: DocumentTarget[]
+  parts: CatalogPart[]
+  partNumbers: PartNumber[]
+  found: ParseProblem[]
+  /** `${unit} ${target key}` of each target a unit gives after an earlier unit gave it. */
+  dropped: Set<string>
+}
+
+/**
+ * Checks across units: a target key two units give keeps the first unit's target, parts and
+ * facts (e.g. one RefName in two STM32 files of two runs); a problem two units report about an
+ * artifact both read (a shared GPIO modes file) is kept once.
+ */
+function gather(summaries: readonly UnitSummary[], unclaimed: readonly ParseProblem[]): Gathered {
+  const out: Gathered = { targets: [], parts: [], partNumbers: [], found: [], dropped: new Set() }
   const givenBy = new Map<string, { unit: number; path: string }>()
-  const dropped = new Set<string>()
   const reported = new Set<string>()
   const report = (p: ParseProblem) => {
     const k = JSON.stringify(p)
     if (reported.has(k)) return
     reported.add(k)
-    found.push(p)
+    out.found.push(p)
   }
   summaries.forEach((s, unit) => {
     for (const x of s.problems) report(x)
@@ -130,18 +191,31 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
       const first = givenBy.get(x.key)
       if (!first) givenBy.set(x.key, { unit, path: x.sourcePath })
       if (first && first.unit !== unit) {
-        dropped.add(`${unit} ${x.key}`)
+        out.dropped.add(`${unit} ${x.key}`)
         report({ file: x.sourcePath, reason: `target ${x.key} already given by ${first.path}; skipped` })
-      } else targets.push(x)
+      } else out.targets.push(x)
     }
-    for (const x of s.parts) if (!dropped.has(`${unit} ${x.target}`)) parts.push(x)
-    for (const x of s.partNumbers ?? []) partNumbers.push(x)
+    for (const x of s.parts) if (!out.dropped.has(`${unit} ${x.target}`)) out.parts.push(x)
+    for (const x of s.partNumbers ?? []) out.partNumbers.push(x)
   })
   for (const x of unclaimed) report(x)
-  const { problems, notes: acknowledged } = acknowledge(found, curation)
+  return out
+}
 
-  // The shards the release refers to, in unit order, and every kept (target, topic) in canonical
-  // order (targets by key, topics by name). A shard whose targets were all given earlier is not referred to.
+interface Layout {
+  shards: FileDigest[]
+  ranges: ReleaseRange[]
+  counts: Map<string, Partial<Record<Topic, number>>>
+  byTopic: Partial<Record<Topic, number>>
+  factCount: number
+}
+
+/**
+ * The shards the release refers to, in unit order, and every kept (target, topic) in canonical
+ * order (targets by key, topics by name), with the facts per target and topic. A shard whose
+ * targets were all given earlier is not referred to.
+ */
+function releaseLayout(summaries: readonly UnitSummary[], dropped: ReadonlySet<string>): Layout {
   const shards: FileDigest[] = []
   const ranges: ReleaseRange[] = []
   summaries.forEach(({ shard }, unit) => {
@@ -162,106 +236,76 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     byTopic[r.topic] = (byTopic[r.topic] ?? 0) + n
     factCount += n
   }
+  return { shards, ranges, counts, byTopic, factCount }
+}
 
-  const tmpDir = join(data.root, 'releases', `.build-${process.pid}-${Date.now()}`)
-  const dbPath = join(tmpDir, 'release.sqlite')
-  let db: Database.Database | undefined
-  try {
-    writing(tmpDir, () => mkdirSync(tmpDir, { recursive: true }))
-    db = writing(dbPath, () => new Database(dbPath))
-    const open = db
-    writing(dbPath, () => {
-      open.pragma('journal_mode = OFF')
-      open.pragma('synchronous = OFF')
-      open.exec(TOP_SCHEMA)
-      const insShard = open.prepare('INSERT INTO shards (shard, sha256, bytes) VALUES (?, ?, ?)')
-      const insRange = open.prepare('INSERT INTO fact_ranges (target, topic, shard, tt, first, last, scope) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      open.transaction(() => {
-        shards.forEach((s, i) => insShard.run(i, s.sha256, s.bytes))
-        for (const r of ranges) insRange.run(r.target, r.topic, r.shard, r.tt, r.first, r.last, r.scope)
-      })()
-    })
-    // Every statement so far has committed (journal off: each commit writes its pages to the file).
-    const written = fileSha256(dbPath).sha256
+/** The top file's shards and ranges; returns its digest (journal off: each commit is in the file). */
+function writeTopFile(db: Database.Database, dbPath: string, layout: Layout): string {
+  writing(dbPath, () => {
+    db.pragma('journal_mode = OFF')
+    db.pragma('synchronous = OFF')
+    db.exec(TOP_SCHEMA)
+    const insShard = db.prepare('INSERT INTO shards (shard, sha256, bytes) VALUES (?, ?, ?)')
+    const insRange = db.prepare('INSERT INTO fact_ranges (target, topic, shard, tt, first, last, scope) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    db.transaction(() => {
+      layout.shards.forEach((s, i) => insShard.run(i, s.sha256, s.bytes))
+      for (const r of layout.ranges) insRange.run(r.target, r.topic, r.shard, r.tt, r.first, r.last, r.scope)
+    })()
+  })
+  return fileSha256(dbPath).sha256
+}
 
-    const publishers = new Map(artifacts.map((a) => [a.path, a.publisher] as const))
-    const built = buildCatalog({ targets: catalogTargets(artifacts, targets, problems, counts), parts, partNumbers, publishers }, curation, vendors)
-    const catalog: ReleaseCatalog = built.catalog
-    const reach = checkReach(catalog)
-    for (const p of reach.problems) problems.push(p)
-    built.notes.push(`reachability: ${reach.reachable} of ${reach.total} targets resolve from a part name`, ...acknowledged)
-    const catalogJson = JSON.stringify(catalog)
-    // Everything of the manifest but its id and date, members in a fixed order.
-    const content = {
-      indexerFormat: INDEXER_FORMAT,
-      tokenizer: TOKENIZER,
-      sources: artifacts.map((a) => ({
-        path: a.path,
-        sha256: a.sha256,
-        bytes: a.bytes,
-        kind: a.kind,
-        publisher: a.publisher,
-        ...(a.distributor ? { distributor: a.distributor } : {}),
-        license: a.license,
-        mediaType: a.mediaType,
-        ...(a.upstream ? { upstream: a.upstream } : {}),
-        archivePath: data.archiveRel(a.sha256)
-      })),
-      counts: { facts: factCount, ...partCounts(catalog), targets: targets.length, byTopic },
-      problems,
-      coverageNotes: built.notes
-    }
-    // The id names what is written: the top file's bytes before its meta rows, every shard's digest
-    // (each shard's bytes: every table and index as this code and this SQLite laid them out; computed
-    // once when the shard was written), the catalog and the manifest's content, which the meta rows
-    // add. The curation file's own bytes too: an entry that changes nothing derived still names
-    // another curation.
-    const id = createHash('sha256')
-      .update(`hwfacts-release/4\n${written}\n`)
-      .update(shards.map((s) => `${s.sha256}\n`).join(''))
-      .update(catalogJson)
-      .update(curationRaw)
-      .update(vendorsRaw)
-      .update(JSON.stringify(content))
-      .digest('hex')
-      .slice(0, 16)
-    lap('catalog')
+type ManifestContent = Omit<ReleaseManifest, 'format' | 'id' | 'createdAt'>
 
-    if (existsSync(data.manifestPath(id))) {
-      db.close()
-      rmSync(tmpDir, { recursive: true, force: true })
-      const manifest = JSON.parse(readFileSync(data.manifestPath(id), 'utf8')) as ReleaseManifest
-      return { id, manifest, reused: true, problems: manifest.problems, timingsMs: timings, units: stats }
-    }
-
-    const manifest: ReleaseManifest = { format: 'hwfacts-release/1', id, createdAt: (opts.now?.() ?? new Date()).toISOString(), ...content }
-    writing(dbPath, () => {
-      const putMeta = open.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
-      putMeta.run('manifest', JSON.stringify(manifest))
-      putMeta.run('catalog', catalogJson)
-      putMeta.run('schema', String(SCHEMA_VERSION))
-      open.close()
-      chmodSync(dbPath, 0o444)
-    })
-    // A release directory holds every file it needs, whatever happens to the cache later.
-    const shardDir = join(tmpDir, 'shards')
-    writing(shardDir, () => mkdirSync(shardDir))
-    for (const s of shards) {
-      const to = join(tmpDir, shardFileName(s.sha256))
-      writing(to, () => linkOrCopy(cachedShard(data.root, s.sha256), to))
-    }
-    // The top file's own digest can only live outside it: manifest.json has it and the shards',
-    // `hwfacts verify` and the service check them.
-    const withDigest: ReleaseManifest = { ...manifest, database: fileSha256(dbPath), shards }
-    const manifestFile = join(tmpDir, 'manifest.json')
-    writing(manifestFile, () => writeFileSync(manifestFile, JSON.stringify(withDigest, null, 2) + '\n', { mode: 0o444 }))
-    writing(data.releaseDir(id), () => renameSync(tmpDir, data.releaseDir(id)))
-    pruneCache(data.root)
-    lap('write')
-    return { id, manifest: withDigest, reused: false, problems, timingsMs: timings, units: stats }
-  } catch (err) {
-    if (db?.open) db.close()
-    rmSync(tmpDir, { recursive: true, force: true })
-    throw err
+/** Everything of the manifest but its id and date, members in a fixed order. */
+function manifestContent(artifacts: readonly ArtifactRef[], data: DataDir, counts: ReleaseManifest['counts'], problems: ParseProblem[], coverageNotes: string[]): ManifestContent {
+  return {
+    indexerFormat: INDEXER_FORMAT,
+    tokenizer: TOKENIZER,
+    sources: artifacts.map((a) => ({
+      path: a.path,
+      sha256: a.sha256,
+      bytes: a.bytes,
+      kind: a.kind,
+      publisher: a.publisher,
+      ...(a.distributor ? { distributor: a.distributor } : {}),
+      license: a.license,
+      mediaType: a.mediaType,
+      ...(a.upstream ? { upstream: a.upstream } : {}),
+      archivePath: data.archiveRel(a.sha256)
+    })),
+    counts,
+    problems,
+    coverageNotes
   }
+}
+
+/**
+ * Writes the meta rows, links every shard from the cache into the release directory (which then
+ * holds every file it needs, whatever happens to the cache later), writes manifest.json and moves
+ * the directory into place. Returns the manifest with the files' digests.
+ */
+function publish(db: Database.Database, dbPath: string, tmpDir: string, data: DataDir, r: { manifest: ReleaseManifest; catalogJson: string; shards: FileDigest[] }): ReleaseManifest {
+  writing(dbPath, () => {
+    const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)')
+    putMeta.run('manifest', JSON.stringify(r.manifest))
+    putMeta.run('catalog', r.catalogJson)
+    putMeta.run('schema', String(SCHEMA_VERSION))
+    db.close()
+    chmodSync(dbPath, 0o444)
+  })
+  const shardDir = join(tmpDir, 'shards')
+  writing(shardDir, () => mkdirSync(shardDir))
+  for (const s of r.shards) {
+    const to = join(tmpDir, shardFileName(s.sha256))
+    writing(to, () => linkOrCopy(cachedShard(data.root, s.sha256), to))
+  }
+  // The top file's own digest can only live outside it: manifest.json has it and the shards',
+  // `hwfacts verify` and the service check them.
+  const withDigest: ReleaseManifest = { ...r.manifest, database: fileSha256(dbPath), shards: r.shards }
+  const manifestFile = join(tmpDir, 'manifest.json')
+  writing(manifestFile, () => writeFileSync(manifestFile, JSON.stringify(withDigest, null, 2) + '\n', { mode: 0o444 }))
+  writing(data.releaseDir(r.manifest.id), () => renameSync(tmpDir, data.releaseDir(r.manifest.id)))
+  pruneCache(data.root)
+  return withDigest
 }

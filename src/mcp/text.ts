@@ -1,98 +1,115 @@
 /**
  * Compact text renderings of the service's results, for the `text` content of each MCP tool
  * result. The JSON is in `structuredContent`; the text is what an agent reads first, so it says
- * the status, the values with their evidence, and what to call next, in a few lines.
+ * the status, the values with their evidence, and what to call next, in a few lines. Each body is
+ * read through the Static type of its TypeBox schema, so a member renamed there fails to compile here.
  */
+import type { Static } from 'typebox'
+import type { Candidate, CatalogHit, Part, PartDetail, Source, Suggestion, Target, TopicCoverage, TopicResolution, TopicSource } from '../schemas/catalog.js'
+import type { CheckResponse } from '../schemas/check.js'
+import type { ComparePartsResponse, CompareReleasesResponse, CompareSide, SignalPins } from '../schemas/compare.js'
+import type { DiscrepanciesResponse } from '../schemas/discrepancies.js'
+import type { Evidence, Fact } from '../schemas/facts.js'
+import type {
+  CatalogPartResponse,
+  CatalogSearchResponse,
+  ContextResponse,
+  ContextTarget,
+  CoverageResponse,
+  ErrorCodeGuidance,
+  ListPage,
+  Page,
+  ReleaseResponse,
+  ResolveResponse,
+  SourcesResponse
+} from '../schemas/responses.js'
 
-type Obj = Record<string, unknown>
+/** A catalog entity as resolve, search and catalog answers list it (every one has the part members). */
+type Entity = Static<typeof Part> | Static<typeof PartDetail> | Static<typeof Candidate> | Static<typeof CatalogHit>
+/** A document target in full (resolution) or as a context, comparison or check answer names it. */
+type AnyTarget = Static<typeof Target> | Static<typeof ContextTarget>
+type TopicEntry = Static<typeof TopicResolution> | Static<typeof TopicCoverage> | Static<typeof TopicSource>
+type Suggestions = Array<Static<typeof Suggestion>> | undefined
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
-const obj = (v: unknown): Obj => (isObj(v) ? v : {})
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+/** A scalar as text; undefined for anything else (objects, arrays, null). */
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined)
 /** Joins the present parts with `sep`. */
 const join = (parts: Array<string | undefined | null | false>, sep = ', '): string => parts.filter((p): p is string => typeof p === 'string' && p !== '').join(sep)
-const list = (v: unknown, max = 12): string => {
-  const items = arr(v).map((x) => str(x) ?? JSON.stringify(x))
-  return items.length > max ? `${items.slice(0, max).join(', ')}, … (${items.length} in all)` : items.join(', ')
-}
+const list = (items: readonly string[] = [], max = 12): string => (items.length > max ? `${items.slice(0, max).join(', ')}, … (${items.length} in all)` : items.join(', '))
 
 /** `STM32F407VGTx (selector-part, LQFP100, STM32F4, Arm Cortex-M4, 1024 KB flash, 128 KB RAM, 168 MHz)` */
-function entity(e: unknown): string {
-  const p = obj(e)
+function entity(p: Entity): string {
   const details = join([
-    str(p.kind),
-    str(p.package),
-    str(p.family),
-    str(p.core),
-    p.flashKb !== undefined ? `${str(p.flashKb)} KB flash` : undefined,
-    p.ramKb !== undefined ? `${str(p.ramKb)} KB RAM` : undefined,
-    p.maxFrequencyMhz !== undefined ? `${str(p.maxFrequencyMhz)} MHz` : undefined,
-    p.memberCount !== undefined ? `${str(p.memberCount)} members` : undefined
+    p.kind,
+    p.package,
+    p.family,
+    p.core,
+    p.flashKb !== undefined ? `${p.flashKb} KB flash` : undefined,
+    p.ramKb !== undefined ? `${p.ramKb} KB RAM` : undefined,
+    p.maxFrequencyMhz !== undefined ? `${p.maxFrequencyMhz} MHz` : undefined,
+    p.memberCount !== undefined ? `${p.memberCount} members` : undefined
   ])
-  return `${str(p.name) ?? '?'}${details ? ` (${details})` : ''}`
+  return `${p.name}${details ? ` (${details})` : ''}`
 }
 
 /** `svd:STMicro/STM32F407 [LQFP100], 13978 facts, from svd/STMicro/STM32F407.svd` */
-function target(t: unknown): string {
-  const x = obj(t)
-  const parts = arr(x.parts)
+function target(t: AnyTarget): string {
+  // A context answer's target lacks the counts and parts a resolution's has.
+  const x: Static<typeof ContextTarget> & Partial<Pick<Static<typeof Target>, 'factCount' | 'parts' | 'partCount'>> = t
+  const parts = x.parts ?? []
   return join([
-    `${str(x.key) ?? '?'}${x.package ? ` [${str(x.package)}]` : ''}`,
-    x.factCount !== undefined ? `${str(x.factCount)} facts` : undefined,
-    str(obj(x.source).path) ? `from ${str(obj(x.source).path)}` : undefined,
-    parts.length ? `parts ${list(parts.slice(0, 6))}${Number(x.partCount) > 6 ? `, … (${str(x.partCount)} in all)` : ''}` : undefined
+    `${x.key}${x.package ? ` [${x.package}]` : ''}`,
+    x.factCount !== undefined ? `${x.factCount} facts` : undefined,
+    x.source.path ? `from ${x.source.path}` : undefined,
+    parts.length ? `parts ${list(parts.slice(0, 6))}${(x.partCount ?? 0) > 6 ? `, … (${x.partCount} in all)` : ''}` : undefined
   ])
 }
 
 /** One line per topic of a resolution: resolved/covered target, ambiguous candidates, or the gap. */
-function topicLines(topics: unknown, indent = '  '): string[] {
+function topicLines(topics: Partial<Record<string, TopicEntry>>, indent = '  '): string[] {
   const out: string[] = []
-  for (const [topic, r] of Object.entries(obj(topics))) {
-    const x = obj(r)
-    const status = str(x.status) ?? '?'
-    if (x.target !== undefined && (status === 'resolved' || status === 'covered'))
-      out.push(`${indent}${topic}: ${status} → ${typeof x.target === 'string' ? join([x.target, str(x.sourcePath)], ' from ') : target(x.target)}`)
-    else if (status === 'ambiguous') {
-      out.push(`${indent}${topic}: ambiguous, ${str(x.candidateCount) ?? arr(x.candidates).length} targets — ${str(x.hint) ?? ''}`)
-      for (const c of arr(x.candidates)) out.push(`${indent}  - ${target(c)}`)
-    } else
-      out.push(
-        `${indent}${topic}: ${status.replace('_', ' ')}${x.reason ? ` — ${str(x.reason)}` : ''}${arr(x.availablePackages).length ? ` (packages: ${list(x.availablePackages)})` : ''}`
-      )
+  for (const [topic, x] of Object.entries(topics)) {
+    if (x === undefined) continue
+    if (x.status === 'resolved' || x.status === 'covered')
+      out.push(`${indent}${topic}: ${x.status} → ${'sourcePath' in x ? join([x.target, x.sourcePath], ' from ') : target(x.target)}`)
+    else if (x.status === 'ambiguous') {
+      out.push(`${indent}${topic}: ambiguous, ${x.candidateCount} targets — ${x.hint}`)
+      for (const c of x.candidates) out.push(`${indent}  - ${target(c)}`)
+    } else {
+      const packages = x.status === 'not_covered' ? (x.availablePackages ?? []) : []
+      out.push(`${indent}${topic}: ${x.status.replace('_', ' ')}${x.reason ? ` — ${x.reason}` : ''}${packages.length ? ` (packages: ${list(packages)})` : ''}`)
+    }
   }
   return out
 }
 
-function suggestionLine(v: unknown): string | undefined {
-  const s = arr(v).map((x) => str(obj(x).name) ?? str(x))
-  return s.length ? `Did you mean: ${s.join(', ')}?` : undefined
+function suggestionLine(suggestions: Suggestions): string | undefined {
+  return suggestions?.length ? `Did you mean: ${suggestions.map((s) => s.name).join(', ')}?` : undefined
+}
+
+function candidateLines(candidates: Array<Static<typeof Candidate>>, count: number | undefined): string[] {
+  return [`Candidates (${candidates.length} of ${count}):`, ...candidates.map((c) => `  - ${entity(c)}: ${c.why}`)]
 }
 
 /** The line that continues a paged list, when there is more. */
-function moreLine(page: unknown, tool: string, noun: string): string[] {
-  const next = str(obj(page).nextCursor)
-  return next ? [`More ${noun}: call ${tool} again with the same arguments and cursor="${next}"`] : []
+function moreLine(page: Static<typeof ListPage>, tool: string, noun: string): string[] {
+  return page.nextCursor ? [`More ${noun}: call ${tool} again with the same arguments and cursor="${page.nextCursor}"`] : []
 }
 
 const DO_NOT_PICK = 'Do not pick a candidate yourself: ask the user which one is meant, or call again with a full selector part or ordering code'
 const DO_NOT_PICK_CONTEXT = `${DO_NOT_PICK} (for pins, package=… also narrows it).`
 
-export function renderResolve(r: Obj): string {
-  const lines = [`${str(r.q)} → ${str(r.status)}${r.match ? ` (${str(r.match)} match)` : ''}, release ${str(r.release)}`]
-  if (r.part) lines.push(`Part: ${entity(r.part)}${obj(r.part).reason ? ` — ${str(obj(r.part).reason)}` : ''}`)
+export function renderResolve(r: Static<typeof ResolveResponse>): string {
+  const lines = [`${r.q} → ${r.status}${r.match ? ` (${r.match} match)` : ''}, release ${r.release}`]
+  if (r.part) lines.push(`Part: ${entity(r.part)}${r.part.reason ? ` — ${r.part.reason}` : ''}`)
   lines.push('Topics:', ...topicLines(r.topics))
-  const cands = arr(r.candidates)
-  if (cands.length && !(r.status === 'resolved' && cands.length === 1)) {
-    lines.push(`Candidates (${cands.length} of ${str(r.candidateCount)}):`)
-    for (const c of cands) lines.push(`  - ${entity(c)}: ${str(obj(c).why) ?? ''}`)
-    lines.push(...moreLine(r.page, 'resolve_part', 'candidates'))
-  }
+  if (r.candidates.length && !(r.status === 'resolved' && r.candidates.length === 1))
+    lines.push(...candidateLines(r.candidates, r.candidateCount), ...moreLine(r.page, 'resolve_part', 'candidates'))
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
   lines.push(
     r.status === 'resolved'
-      ? `Next: call get_context with part="${str(r.q)}" and a topic whose status is resolved.`
+      ? `Next: call get_context with part="${r.q}" and a topic whose status is resolved.`
       : r.status === 'ambiguous'
         ? `Next: ${DO_NOT_PICK}.`
         : 'Next: no part has this name. Check the suggestions, or call search_catalog.'
@@ -100,323 +117,291 @@ export function renderResolve(r: Obj): string {
   return lines.join('\n')
 }
 
-export function renderSearch(r: Obj): string {
-  const results = arr(r.results)
-  const lines = [`Catalog search "${str(r.q)}": ${str(r.status)}, ${str(r.total)} matches${r.match ? ` (${str(r.match)})` : ''}, showing ${results.length}; release ${str(r.release)}`]
-  for (const x of results) lines.push(`  - ${entity(x)}; topics: ${list(obj(x).topics) || 'none'}; ${str(obj(x).why) ?? ''}`)
+export function renderSearch(r: Static<typeof CatalogSearchResponse>): string {
+  const lines = [`Catalog search "${r.q}": ${r.status}, ${r.total} matches${r.match ? ` (${r.match})` : ''}, showing ${r.results.length}; release ${r.release}`]
+  for (const x of r.results) lines.push(`  - ${entity(x)}; topics: ${list(x.topics) || 'none'}; ${x.why}`)
   lines.push(...moreLine(r.page, 'search_catalog', 'results'))
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
-  if (results.length) lines.push('Next: call resolve_part with one of these names, then get_context.')
+  if (r.results.length) lines.push('Next: call resolve_part with one of these names, then get_context.')
   return lines.join('\n')
 }
 
-function sourceLines(sources: unknown): string[] {
-  const out: string[] = []
-  for (const s of arr(sources)) {
-    const x = obj(s)
-    const up = obj(x.upstream)
-    out.push(
-      `  - ${str(x.path)} — ${join([
-        str(x.publisher) && `publisher ${str(x.publisher)}`,
-        x.distributor && x.distributor !== x.publisher ? `via ${str(x.distributor)}` : undefined,
-        str(x.license) && `license ${str(x.license)}`,
-        str(x.kind),
-        str(x.sha256) && `sha256 ${str(x.sha256)}`,
-        str(up.url) ?? str(up.repository),
-        arr(x.targets).length ? `targets ${list(x.targets)}` : undefined,
-        obj(x.trust).checksumVerified === true ? 'checksum re-verified by this service' : undefined
+function sourceLines(sources: Array<Static<typeof Source>>): string[] {
+  return sources.map(
+    (x) =>
+      `  - ${x.path} — ${join([
+        x.publisher && `publisher ${x.publisher}`,
+        x.distributor && x.distributor !== x.publisher ? `via ${x.distributor}` : undefined,
+        x.license && `license ${x.license}`,
+        x.kind,
+        x.sha256 && `sha256 ${x.sha256}`,
+        x.upstream?.url ?? x.upstream?.repository,
+        x.targets.length ? `targets ${list(x.targets)}` : undefined,
+        x.trust.checksumVerified ? 'checksum re-verified by this service' : undefined
       ])}`
-    )
-  }
-  return out
+  )
 }
 
-export function renderCatalogPart(r: Obj): string {
-  const lines = [`${r.part ? entity(r.part) : 'No single part'}: ${str(r.status)}${r.match ? ` (${str(r.match)} match)` : ''}, release ${str(r.release)}`]
-  if (obj(r.part).reason) lines.push(`Mapping: ${str(obj(r.part).reason)}`)
-  if (arr(obj(r.part).members).length) lines.push(`Members: ${list(obj(r.part).members, 20)}`)
+export function renderCatalogPart(r: Static<typeof CatalogPartResponse>): string {
+  const lines = [`${r.part ? entity(r.part) : 'No single part'}: ${r.status}${r.match ? ` (${r.match} match)` : ''}, release ${r.release}`]
+  if (r.part?.reason) lines.push(`Mapping: ${r.part.reason}`)
+  if (r.part?.members?.length) lines.push(`Members: ${list(r.part.members, 20)}`)
   lines.push('Documents:', ...topicLines(r.documents))
-  const src = arr(r.sources)
-  if (src.length) lines.push(`Sources (${src.length}):`, ...sourceLines(src))
-  const cands = arr(r.candidates)
-  if (cands.length) {
-    lines.push(`Candidates (${cands.length} of ${str(r.candidateCount)}):`)
-    for (const c of cands) lines.push(`  - ${entity(c)}: ${str(obj(c).why) ?? ''}`)
-    lines.push(`${DO_NOT_PICK}.`)
+  if (r.sources.length) lines.push(`Sources (${r.sources.length}):`, ...sourceLines(r.sources))
+  if (r.candidates?.length) lines.push(...candidateLines(r.candidates, r.candidateCount), `${DO_NOT_PICK}.`)
+  const sug = suggestionLine(r.suggestions)
+  if (sug) lines.push(sug)
+  return lines.join('\n')
+}
+
+export function renderCoverage(r: Static<typeof CoverageResponse>): string {
+  const lines = [`${r.part}: ${r.status}, release ${r.release}; covered: ${list(r.covered) || 'none'}; not covered: ${list(r.notCovered) || 'none'}`, ...topicLines(r.topics)]
+  if (r.candidates?.length) lines.push(...candidateLines(r.candidates, r.candidateCount))
+  const sug = suggestionLine(r.suggestions)
+  if (sug) lines.push(sug)
+  return lines.join('\n')
+}
+
+export function renderDiscrepancies(r: DiscrepanciesResponse): string {
+  const lines = [`${r.part}: ${r.status}, release ${r.release}; ${r.count} discrepancies`]
+  for (const c of r.checked)
+    lines.push(`${c.topic}: ${c.target} served, checked against ${list(c.checked.map((x) => x.key))}: ${c.agree} agree, ${c.disagree} disagree`)
+  for (const d of r.discrepancies) {
+    lines.push(`- ${d.topic} ${d.name}:`)
+    for (const f of d.facts) lines.push(`    ${JSON.stringify(f.value)} from ${f.scope.source} (${f.evidence[0]?.locator})`)
   }
+  lines.push(...r.notes)
+  if (r.page.nextCursor) lines.push(`More: call again with cursor=${r.page.nextCursor}`)
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
   return lines.join('\n')
 }
 
-export function renderCoverage(r: Obj): string {
-  const lines = [
-    `${str(r.part)}: ${str(r.status)}, release ${str(r.release)}; covered: ${list(r.covered) || 'none'}; not covered: ${list(r.notCovered) || 'none'}`,
-    ...topicLines(r.topics)
-  ]
-  const cands = arr(r.candidates)
-  if (cands.length) {
-    lines.push(`Candidates (${cands.length} of ${str(r.candidateCount)}):`)
-    for (const c of cands) lines.push(`  - ${entity(c)}: ${str(obj(c).why) ?? ''}`)
-  }
+export function renderSources(r: Static<typeof SourcesResponse>): string {
+  const lines = [`${r.part}: ${r.status}, release ${r.release}, ${r.sources.length} source artifacts`, 'Topics:', ...topicLines(r.topics)]
+  if (r.sources.length) lines.push('Sources:', ...sourceLines(r.sources))
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
   return lines.join('\n')
 }
 
-export function renderDiscrepancies(r: Obj): string {
-  const lines = [`${str(r.part)}: ${str(r.status)}, release ${str(r.release)}; ${str(r.count)} discrepancies`]
-  for (const c of arr(r.checked).map(obj))
-    lines.push(`${str(c.topic)}: ${str(c.target)} served, checked against ${list(arr(c.checked).map((x) => obj(x).key))}: ${str(c.agree)} agree, ${str(c.disagree)} disagree`)
-  for (const d of arr(r.discrepancies).map(obj)) {
-    lines.push(`- ${str(d.topic)} ${str(d.name)}:`)
-    for (const f of arr(d.facts).map(obj)) lines.push(`    ${JSON.stringify(f.value)} from ${str(obj(f.scope).source)} (${str(obj(arr(f.evidence)[0]).locator)})`)
-  }
-  for (const n of arr(r.notes)) lines.push(str(n) ?? '')
-  const next = str(obj(r.page).nextCursor)
-  if (next) lines.push(`More: call again with cursor=${next}`)
-  const sug = suggestionLine(r.suggestions)
-  if (sug) lines.push(sug)
-  return lines.join('\n')
-}
-
-export function renderSources(r: Obj): string {
-  const src = arr(r.sources)
-  const lines = [`${str(r.part)}: ${str(r.status)}, release ${str(r.release)}, ${src.length} source artifacts`, 'Topics:', ...topicLines(r.topics)]
-  if (src.length) lines.push('Sources:', ...sourceLines(src))
-  const sug = suggestionLine(r.suggestions)
-  if (sug) lines.push(sug)
-  return lines.join('\n')
-}
-
-export function renderRelease(r: Obj): string {
-  const rel = obj(r.release)
-  const api = obj(r.api)
-  const counts = obj(rel.counts)
-  const byTopic = Object.entries(obj(counts.byTopic))
-    .map(([k, v]) => `${k} ${str(v)}`)
+export function renderRelease({ release: rel, api }: Static<typeof ReleaseResponse>): string {
+  const byTopic = Object.entries(rel.counts.byTopic)
+    .map(([k, v]) => `${k} ${v}`)
     .join(', ')
   return [
-    `Promoted corpus release ${str(rel.id)} (created ${str(rel.createdAt)}, ${str(rel.format)}, indexer ${str(rel.indexerFormat)}, tokenizer ${str(rel.tokenizer)}, store ${str(rel.store)})`,
-    `Counts: ${str(counts.facts)} facts (${byTopic}), ${str(counts.parts)} parts, ${str(counts.targets)} targets, ${str(rel.sourceCount)} sources; complete: ${rel.complete === true ? 'yes' : 'no'}`,
+    `Promoted corpus release ${rel.id} (created ${rel.createdAt}, ${rel.format}, indexer ${rel.indexerFormat}, tokenizer ${rel.tokenizer}, store ${rel.store})`,
+    `Counts: ${rel.counts.facts} facts (${byTopic}), ${rel.counts.parts} parts, ${rel.counts.targets} targets, ${rel.sourceCount} sources; complete: ${rel.complete ? 'yes' : 'no'}`,
     `Kept releases (usable as corpus_release): ${list(rel.kept) || 'none'}`,
-    `API contract ${str(api.version)}, ${str(api.openapi_sha256)}`
+    `API contract ${api.version}, ${api.openapi_sha256}`
   ].join('\n')
 }
 
-export function renderErrorCode(r: Obj): string {
-  return `${str(r.code)} (HTTP ${str(r.status)} ${str(r.title)}; ${r.retryable === true ? 'retryable' : 'not retryable'}): ${str(r.guidance)}`
+export function renderErrorCode(r: Static<typeof ErrorCodeGuidance>): string {
+  return `${r.code} (HTTP ${r.status} ${r.title}; ${r.retryable ? 'retryable' : 'not retryable'}): ${r.guidance}`
 }
 
+type RegisterFactValue = Extract<Fact, { topic: 'registers' }>['value']
+type ErratumFactValue = Extract<Fact, { topic: 'errata' }>['value']
+
 /** `address 0x40023830, offset 0x30, 32 bits, reset 0x00100000, read-write — AHB1 peripheral clock register` */
-function factValue(topic: string, v: Obj): string {
-  const desc = str(v.description)
-  const tail = (s: string) => (desc ? `${s} — ${desc}` : s)
-  if (topic === 'registers') {
-    if (v.address !== undefined)
-      return tail(
-        join([`address ${str(v.address)}`, v.offset !== undefined && `offset ${str(v.offset)}`, v.size != null && `${str(v.size)} bits`, v.resetValue != null && `reset ${str(v.resetValue)}`, str(v.access), str(v.protection) && `protection ${str(v.protection)}`, v.array !== undefined && `array of ${str(obj(v.array).count)} elements ${str(obj(v.array).increment)} bytes apart (address is element 0's)`])
-      )
-    if (v.baseAddress !== undefined) {
-      const irqs = arr(v.interrupts).map((i) => `${str(obj(i).name)}=${str(obj(i).value)}`)
-      return tail(join([`peripheral at base address ${str(v.baseAddress)}`, str(v.derivedFrom) && `derived from ${str(v.derivedFrom)}`, irqs.length ? `IRQ ${irqs.join(' ')}` : undefined]))
-    }
-    if (v.bitOffset !== undefined) {
-      const lo = Number(v.bitOffset)
-      const w = Number(v.bitWidth)
-      const enums = arr(v.enumeratedValues).map((e) => `${str(obj(e).value)}=${str(obj(e).name)}`)
-      return tail(join([w > 1 ? `bits [${lo + w - 1}:${lo}]` : `bit ${lo}`, str(v.access), enums.length ? `values ${enums.slice(0, 8).join(' ')}${enums.length > 8 ? ' …' : ''}` : undefined]))
-    }
-  }
-  if (topic === 'pins') {
-    const afs = arr(v.alternateFunctions).map((a) => `AF${str(obj(a).af)} ${str(obj(a).signal)}`)
-    return join(
-      [
-        `pin ${list(v.positions) || str(v.position)}${v.package ? ` (${str(v.package)})` : ''}`,
-        str(v.type),
-        arr(v.signals).length ? `signals ${list(v.signals, 16)}` : undefined,
-        afs.length ? afs.join(', ') : undefined
-      ],
-      '; '
+function registerValue(v: RegisterFactValue): string {
+  const tail = (s: string) => (v.description ? `${s} — ${v.description}` : s)
+  if ('address' in v)
+    return tail(
+      join([`address ${v.address}`, `offset ${v.offset}`, v.size != null && `${v.size} bits`, v.resetValue != null && `reset ${v.resetValue}`, v.access, v.protection && `protection ${v.protection}`, v.array && `array of ${v.array.count} elements ${v.array.increment} bytes apart (address is element 0's)`])
     )
+  if ('baseAddress' in v) {
+    const irqs = v.interrupts.map((i) => `${i.name}=${i.value ?? '?'}`)
+    return tail(join([`peripheral at base address ${v.baseAddress}`, v.derivedFrom && `derived from ${v.derivedFrom}`, irqs.length ? `IRQ ${irqs.join(' ')}` : undefined]))
   }
-  if (topic === 'electrical' && v.value !== undefined) return `${str(v.value)}${v.unit ? ` ${str(v.unit)}` : ''}`
+  const lo = v.bitOffset
+  const w = v.bitWidth
+  const enums = (v.enumeratedValues ?? []).map((e) => `${e.value ?? '?'}=${e.name}`)
+  return tail(join([w > 1 ? `bits [${lo + w - 1}:${lo}]` : `bit ${lo}`, v.access, enums.length ? `values ${enums.slice(0, 8).join(' ')}${enums.length > 8 ? ' …' : ''}` : undefined]))
+}
+
+function erratumValue(v: ErratumFactValue): string {
   // An NXP SDK feature header's erratum: its id, module and one-line title, no revisions.
-  if (topic === 'errata' && v.id !== undefined) return join([`erratum ${str(v.id) ?? ''}`, str(v.module), str(v.title)], '; ')
-  if (topic === 'errata') {
-    const revs = arr(v.revisions).map(obj)
-    const applies = revs.filter((r) => r.applies === true).map((r) => str(r.code))
-    const not = revs.filter((r) => r.applies === false).map((r) => str(r.code))
-    const handling = arr(v.handling).map((h) => join([str(obj(h).handling), str(obj(h).module), list(obj(h).functions, 4)], ' '))
-    return join(
-      [
-        `${str(v.kind) ?? 'erratum'} ${str(v.number) ?? ''}`.trim(),
-        str(v.function),
-        `applies to revisions ${applies.join(' ') || 'none listed'}${v.appliesToUnlistedRevisions === true ? ' and unlisted ones' : ''}`,
-        not.length ? `not ${not.join(' ')}` : undefined,
-        handling.length ? `handling: ${handling.join(' / ')}` : undefined,
-        v.workaroundEnabledByDefault !== undefined ? `workaround enabled by default: ${v.workaroundEnabledByDefault === true ? 'yes' : 'no'}` : undefined
-      ],
-      '; '
-    )
+  if ('id' in v) return join([`erratum ${v.id}`, v.module, v.title], '; ')
+  const applies = v.revisions.filter((r) => r.applies).map((r) => r.code)
+  const not = v.revisions.filter((r) => !r.applies).map((r) => r.code)
+  const handling = (v.handling ?? []).map((h) => join([h.handling, h.module, list(h.functions, 4)], ' '))
+  return join(
+    [
+      `${v.kind} ${v.number}`,
+      v.function,
+      `applies to revisions ${applies.join(' ') || 'none listed'}${v.appliesToUnlistedRevisions ? ' and unlisted ones' : ''}`,
+      not.length ? `not ${not.join(' ')}` : undefined,
+      handling.length ? `handling: ${handling.join(' / ')}` : undefined,
+      v.workaroundEnabledByDefault !== undefined ? `workaround enabled by default: ${v.workaroundEnabledByDefault ? 'yes' : 'no'}` : undefined
+    ],
+    '; '
+  )
+}
+
+/** A fact's value in a line, by its topic. */
+function factValue(f: Fact): string {
+  switch (f.topic) {
+    case 'registers':
+      return registerValue(f.value)
+    case 'pins': {
+      const v = f.value
+      const afs = (v.alternateFunctions ?? []).map((a) => `AF${a.af} ${a.signal}`)
+      return join([`pin ${list(v.positions) || v.position}${v.package ? ` (${v.package})` : ''}`, v.type, v.signals.length ? `signals ${list(v.signals, 16)}` : undefined, afs.length ? afs.join(', ') : undefined], '; ')
+    }
+    case 'electrical':
+      return `${f.value.value}${f.value.unit ? ` ${f.value.unit}` : ''}`
+    case 'errata':
+      return erratumValue(f.value)
+    default:
+      // The depth topics: their scalar members, in the order the source gave them.
+      return join(Object.entries(f.value).flatMap(([k, x]) => (str(x) !== undefined ? [`${k} ${str(x)}`] : [])))
   }
-  // A value shape this renderer does not know: its scalar members.
-  return join(Object.entries(v).flatMap(([k, x]) => (str(x) !== undefined ? [`${k} ${str(x)}`] : [])))
 }
 
 /** `[svd/STMicro/STM32F407.svd line 5954: /device/…/register[name=AHB1ENR]]` */
-function evidence(f: Obj): string {
-  const ev = arr(f.evidence).map(obj)
-  if (!ev.length) return ''
-  const first = ev[0]!
-  return ` [${join([str(first.sourcePath), str(first.locator)], ' ')}${ev.length > 1 ? ` +${ev.length - 1} more` : ''}]`
+function evidence(ev: ReadonlyArray<Static<typeof Evidence>>): string {
+  const first = ev[0]
+  return first ? ` [${join([first.sourcePath, first.locator], ' ')}${ev.length > 1 ? ` +${ev.length - 1} more` : ''}]` : ''
+}
+
+/** How a page line names what comes next: the entry, the call for more, and what a bigger budget repeats. */
+interface PageWords {
+  tool: string
+  next: string
+  more: string
+  repeat: string
+}
+
+/** The end of a page line: how to get the next entry (a bigger budget, or the cursor), else `end`. */
+function pageTail(page: Static<typeof Page>, w: PageWords, end: string): string {
+  if (page.budgetTooSmall) return `; max_tokens is too small for the next ${w.next}: call ${w.tool} again with ${w.repeat}max_tokens=${page.neededMaxTokens}`
+  if (page.nextCursor) return `; ${w.more}: call ${w.tool} again with the same arguments and cursor="${page.nextCursor}"`
+  return end
 }
 
 /** One line per fact, `NAME = value … [evidence]`, between a header and the paging line. */
-export function renderContext(r: Obj): string {
-  const page = obj(r.page)
-  const lines = [
-    `${str(r.part)} · ${str(r.topic)} · ${str(r.status)} · release ${str(r.release)}${r.target ? ` · target ${target(r.target)}` : ''}`
-  ]
-  const filters = Object.entries(obj(r.filters)).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : str(v)}`)
+export function renderContext(r: ContextResponse): string {
+  const page = r.page
+  const lines = [`${r.part} · ${r.topic} · ${r.status} · release ${r.release}${r.target ? ` · target ${target(r.target)}` : ''}`]
+  const filters = Object.entries(r.filters).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`)
   if (filters.length) lines.push(`Filters: ${filters.join('; ')}`)
-  for (const f of arr(r.facts).map(obj)) lines.push(`${str(f.name)} = ${factValue(str(r.topic) ?? '', obj(f.value))}${evidence(f)}`)
-  if (r.status === 'ok') {
+  for (const f of r.facts) lines.push(`${f.name} = ${factValue(f)}${evidence(f.evidence)}`)
+  if (r.status === 'ok')
     lines.push(
-      `Page: ${str(page.returned)} facts (limit ${str(page.limit)}, ${str(page.tokens)}/${str(page.maxTokens)} tokens)` +
-        (page.budgetTooSmall
-          ? `; max_tokens is too small for the next fact: call get_context again with the same arguments and max_tokens=${str(page.neededMaxTokens)}`
-          : page.nextCursor
-            ? `; more facts: call get_context again with the same arguments and cursor="${str(page.nextCursor)}"`
-            : page.truncatedBy
-              ? `; truncated by ${str(page.truncatedBy)}`
-              : '; end of the result set')
+      `Page: ${page.returned} facts (limit ${page.limit}, ${page.tokens}/${page.maxTokens} tokens)` +
+        pageTail(page, { tool: 'get_context', next: 'fact', more: 'more facts', repeat: 'the same arguments and ' }, page.truncatedBy ? `; truncated by ${page.truncatedBy}` : '; end of the result set')
     )
-  }
   if (r.status === 'ambiguous') {
-    lines.push(`Ambiguous: ${str(r.candidateCount)} targets — ${str(r.hint) ?? ''}`)
-    for (const c of arr(r.candidates)) lines.push(`  - ${target(c)}`)
+    lines.push(`Ambiguous: ${r.candidateCount} targets — ${r.hint ?? ''}`)
+    for (const c of r.candidates ?? []) lines.push(`  - ${target(c)}`)
     lines.push(DO_NOT_PICK_CONTEXT)
   }
-  if (r.status === 'not_covered') lines.push(`Not covered: ${str(r.reason) ?? ''}${arr(r.availablePackages).length ? ` (packages: ${list(r.availablePackages)})` : ''}`)
+  if (r.status === 'not_covered') lines.push(`Not covered: ${r.reason ?? ''}${r.availablePackages?.length ? ` (packages: ${list(r.availablePackages)})` : ''}`)
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
-  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+  for (const n of r.notes ?? []) lines.push(`Note: ${n}`)
   return lines.join('\n')
 }
 
-/** A compared value as text: `0x40011000`, `PA9/AF7, PB6/AF7`, `168 MHz`. */
+/** A compared value (a ComparedValue, or a member a comparison names) as text: `0x40011000`, `PA9/AF7, PB6/AF7`, `168 MHz`. */
 function compared(v: unknown): string {
-  if (Array.isArray(v)) return v.length ? v.map((x) => str(x) ?? JSON.stringify(x)).join(', ') : '[]'
+  if (Array.isArray(v)) return v.length ? v.map((x: unknown) => str(x) ?? JSON.stringify(x)).join(', ') : '[]'
   return str(v) ?? JSON.stringify(v)
 }
 
+/** A member of a fact's value that a comparison names (`changedMembers`): named by the data, not by this code. */
+const memberNamed = (f: Fact | null, name: string) => (f ? new Map(Object.entries(f.value)).get(name) : undefined)
+
 /** One side of a comparison that did not resolve: why, and its candidates. */
-function sideLines(label: string, s: Obj): string[] {
+function sideLines(label: string, s: Static<typeof CompareSide>): string[] {
   if (s.status === 'resolved') return []
-  const out = [`${label} ${str(s.part)} (release ${str(s.release)}): ${str(s.status)}${s.reason ? ` — ${str(s.reason)}` : ''}${s.hint ? ` — ${str(s.hint)}` : ''}`]
-  for (const c of arr(s.candidates)) out.push(`  - ${target(c)}`)
+  const out = [`${label} ${s.part} (release ${s.release}): ${s.status}${s.reason ? ` — ${s.reason}` : ''}${s.hint ? ` — ${s.hint}` : ''}`]
+  for (const c of s.candidates ?? []) out.push(`  - ${target(c)}`)
   const sug = suggestionLine(s.suggestions)
   if (sug) out.push(`  ${sug}`)
   return out
 }
 
-function pageLine(page: Obj, tool: string, noun: string): string {
-  return (
-    `Page: ${str(page.returned)} ${noun} (limit ${str(page.limit)}, ${str(page.tokens)}/${str(page.maxTokens)} tokens)` +
-    (page.budgetTooSmall
-      ? `; max_tokens is too small for the next one: call ${tool} again with max_tokens=${str(page.neededMaxTokens)}`
-      : page.nextCursor
-        ? `; more: call ${tool} again with the same arguments and cursor="${str(page.nextCursor)}"`
-        : '; end of the comparison')
-  )
-}
-
-/** `changed FSMC.BWTR3: address 0xA0000114 → 0xA0000104, offset …  [from …] [to …]` per change. */
-export function renderCompareReleases(r: Obj): string {
-  const from = obj(r.from)
-  const to = obj(r.to)
-  const lines = [`${str(from.part)} · ${str(r.topic)} · ${str(r.status)} · release ${str(from.release)} → ${str(to.release)}`]
-  lines.push(...sideLines('From', from), ...sideLines('To', to))
-  if (r.status !== 'ok') {
-    if (arr(from.candidates).length || arr(to.candidates).length) lines.push(`${DO_NOT_PICK}.`)
-    return lines.join('\n')
-  }
-  const c = obj(r.counts)
-  lines.push(`Counts: ${str(c.added)} added, ${str(c.removed)} removed, ${str(c.changed)} changed, ${str(c.unchanged)} unchanged`)
-  for (const a of arr(r.artifacts).map(obj)) if (a.status !== 'unchanged') lines.push(`Artifact ${str(a.status)}: ${str(a.path)}`)
-  for (const ch of arr(r.changes).map(obj)) {
-    const f = obj(ch.from)
-    const t = obj(ch.to)
-    const members = arr(ch.changedMembers).map((m) => str(m) ?? '')
-    const what =
-      ch.change === 'changed'
-        ? members.map((m) => (m === 'scope' ? 'scope' : `${m} ${compared(obj(f.value)[m])} → ${compared(obj(t.value)[m])}`)).join(', ')
-        : factValue(str(r.topic) ?? '', obj((ch.change === 'added' ? t : f).value))
-    lines.push(`${str(ch.change)} ${str(ch.name)}${ch.package ? ` [${str(ch.package)}]` : ''}: ${what}${ch.from ? evidence(f) : ''}${ch.to ? evidence(t) : ''}`)
-  }
-  lines.push(pageLine(obj(r.page), 'compare_releases', 'changes'))
-  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+/** What a comparison that did not compare adds: the refusal to pick, when a side has candidates. */
+function notCompared(lines: string[], a: Static<typeof CompareSide>, b: Static<typeof CompareSide>): string {
+  if (a.candidates?.length || b.candidates?.length) lines.push(`${DO_NOT_PICK}.`)
   return lines.join('\n')
 }
 
+function pageLine(page: Static<typeof Page>, tool: string, noun: string): string {
+  return `Page: ${page.returned} ${noun} (limit ${page.limit}, ${page.tokens}/${page.maxTokens} tokens)` + pageTail(page, { tool, next: 'one', more: 'more', repeat: '' }, '; end of the comparison')
+}
+
+/** `changed FSMC.BWTR3: address 0xA0000114 → 0xA0000104, offset …  [from …] [to …]` per change. */
+export function renderCompareReleases(r: CompareReleasesResponse): string {
+  const { from, to } = r
+  const lines = [`${from.part} · ${r.topic} · ${r.status} · release ${from.release} → ${to.release}`, ...sideLines('From', from), ...sideLines('To', to)]
+  if (r.status !== 'ok') return notCompared(lines, from, to)
+  const c = r.counts
+  lines.push(`Counts: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`)
+  for (const a of r.artifacts) if (a.status !== 'unchanged') lines.push(`Artifact ${a.status}: ${a.path}`)
+  for (const ch of r.changes) {
+    const shown = ch.change === 'added' ? ch.to : ch.from
+    const what =
+      ch.change === 'changed'
+        ? ch.changedMembers.map((m) => (m === 'scope' ? 'scope' : `${m} ${compared(memberNamed(ch.from, m))} → ${compared(memberNamed(ch.to, m))}`)).join(', ')
+        : shown
+          ? factValue(shown)
+          : ''
+    lines.push(`${ch.change} ${ch.name}${ch.package ? ` [${ch.package}]` : ''}: ${what}${ch.from ? evidence(ch.from.evidence) : ''}${ch.to ? evidence(ch.to.evidence) : ''}`)
+  }
+  lines.push(pageLine(r.page, 'compare_releases', 'changes'), ...(r.notes ?? []).map((n) => `Note: ${n}`))
+  return lines.join('\n')
+}
+
+type PartSide = Fact | Static<typeof SignalPins> | null
+
 /** `differs USART1.BRR: address 0x40011008 vs 0x4001380C …` or `USART1_TX: PA9/AF7, PB6/AF7 | PA9/AF7, …` per entry. */
-export function renderCompareParts(r: Obj): string {
-  const a = obj(r.part)
-  const b = obj(r.other)
-  const lines = [`${str(a.part)} vs ${str(b.part)} · ${str(r.topic)} · ${str(r.status)} · release ${str(r.release)}`]
-  lines.push(...sideLines('Part', a), ...sideLines('Other', b))
-  if (r.status !== 'ok') {
-    if (arr(a.candidates).length || arr(b.candidates).length) lines.push(`${DO_NOT_PICK}.`)
-    return lines.join('\n')
+export function renderCompareParts(r: ComparePartsResponse): string {
+  const { part: a, other: b } = r
+  const lines = [`${a.part} vs ${b.part} · ${r.topic} · ${r.status} · release ${r.release}`, ...sideLines('Part', a), ...sideLines('Other', b)]
+  if (r.status !== 'ok') return notCompared(lines, a, b)
+  const c = r.counts
+  lines.push(`Counts: ${c.onlyPart} only on ${a.part}, ${c.onlyOther} only on ${b.part}, ${c.differs} differ, ${c.same} the same`)
+  const side = (s: PartSide) => {
+    if (s === null) return ''
+    if ('pins' in s) return s.pins.map((p) => `${p.pin}${p.af === null ? '' : `/AF${p.af}`}`).join(', ')
+    return r.topic === 'errata' ? 'listed' : factValue(s)
   }
-  const c = obj(r.counts)
-  lines.push(`Counts: ${str(c.onlyPart)} only on ${str(a.part)}, ${str(c.onlyOther)} only on ${str(b.part)}, ${str(c.differs)} differ, ${str(c.same)} the same`)
-  const side = (s: unknown) => {
-    const x = obj(s)
-    if (x.pins) return arr(x.pins).map((p) => `${str(obj(p).pin)}${obj(p).af === null ? '' : `/AF${str(obj(p).af)}`}`).join(', ')
-    return r.topic === 'errata' ? 'listed' : factValue(str(r.topic) ?? '', obj(x.value))
-  }
-  for (const e of arr(r.entries).map(obj)) {
-    const diffs = arr(e.differences).map(obj)
+  const ev = (s: PartSide) => (s === null ? '' : evidence('pins' in s ? s.pins.flatMap((p) => p.evidence.slice(0, 1)) : s.evidence))
+  for (const e of r.entries) {
     const what =
       e.status === 'differs'
-        ? diffs.map((d) => `${str(d.member)} ${compared(d.part)} vs ${compared(d.other)}`).join(', ')
+        ? e.differences.map((d) => `${d.member} ${compared(d.part)} vs ${compared(d.other)}`).join(', ')
         : e.status === 'only_part'
-          ? `only on ${str(a.part)} (${side(e.part)})`
+          ? `only on ${a.part} (${side(e.part)})`
           : e.status === 'only_other'
-            ? `only on ${str(b.part)} (${side(e.other)})`
+            ? `only on ${b.part} (${side(e.other)})`
             : `same (${side(e.part)})`
-    const ev = (s: unknown) => {
-      const x = obj(s)
-      return evidence({ evidence: x.evidence ?? arr(x.pins).flatMap((p) => arr(obj(p).evidence).slice(0, 1)) })
-    }
-    lines.push(`${str(e.status)} ${str(e.name)}${e.kind ? ` (${str(e.kind)})` : ''}: ${what}${e.part ? ev(e.part) : ''}${e.other ? ev(e.other) : ''}`)
+    lines.push(`${e.status} ${e.name}${e.kind ? ` (${e.kind})` : ''}: ${what}${ev(e.part)}${ev(e.other)}`)
   }
-  lines.push(pageLine(obj(r.page), 'compare_parts', 'entries'))
-  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+  lines.push(pageLine(r.page, 'compare_parts', 'entries'), ...(r.notes ?? []).map((n) => `Note: ${n}`))
   return lines.join('\n')
 }
 
 /** `error PIN_CONFLICT [USART1_TX:PA9, TIM1_CH2:PA9]: PA9 is assigned 2 times … [pins/… line 534 …]` per finding. */
-export function renderCheck(r: Obj): string {
-  const c = obj(r.counts)
-  const page = obj(r.page)
-  const lines = [
-    `${str(r.part)} · check · ${str(r.status)}${r.status === 'checked' ? ` · valid: ${str(r.valid) ?? 'null (something asked is not covered)'}` : ''} · release ${str(r.release)}`
-  ]
+export function renderCheck(r: CheckResponse): string {
+  const { counts: c, page } = r
+  const lines = [`${r.part} · check · ${r.status}${r.status === 'checked' ? ` · valid: ${r.valid ?? 'null (something asked is not covered)'}` : ''} · release ${r.release}`]
   if (r.pinsTarget) lines.push(`Pins: ${target(r.pinsTarget)}`)
   if (r.status === 'ambiguous') {
-    lines.push(`Ambiguous: ${str(r.hint) ?? ''}`)
-    for (const x of arr(r.candidates)) lines.push(`  - ${target(x)}`)
-    lines.push(`${DO_NOT_PICK_CONTEXT}`)
+    lines.push(`Ambiguous: ${r.hint ?? ''}`)
+    for (const x of r.candidates ?? []) lines.push(`  - ${target(x)}`)
+    lines.push(DO_NOT_PICK_CONTEXT)
   }
   const sug = suggestionLine(r.suggestions)
   if (sug) lines.push(sug)
-  if (r.status === 'checked') lines.push(`Findings: ${str(c.error)} errors, ${str(c.warning)} warnings, ${str(c.info)} info`)
-  for (const f of arr(r.findings).map(obj)) lines.push(`${str(f.severity)} ${str(f.code)} [${list(f.inputs, 6)}]: ${str(f.message)}${evidence(f)}`)
-  if (page.truncatedBy) lines.push(`Listed ${str(page.returned)} of ${str(page.total)}: call check_configuration again with max_tokens=${str(page.neededMaxTokens)} for all.`)
-  for (const n of arr(r.notes)) lines.push(`Note: ${str(n)}`)
+  if (r.status === 'checked') lines.push(`Findings: ${c.error} errors, ${c.warning} warnings, ${c.info} info`)
+  for (const f of r.findings) lines.push(`${f.severity} ${f.code} [${list(f.inputs, 6)}]: ${f.message}${evidence(f.evidence)}`)
+  if (page.truncatedBy) lines.push(`Listed ${page.returned} of ${page.total}: call check_configuration again with max_tokens=${page.neededMaxTokens} for all.`)
+  for (const n of r.notes ?? []) lines.push(`Note: ${n}`)
   return lines.join('\n')
 }

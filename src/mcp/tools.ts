@@ -41,16 +41,28 @@ export interface ToolContext {
   base: string
 }
 
-export interface ToolDef<P extends TObject = TObject> {
+export interface ToolDef {
   name: string
   title: string
   description: string
   /** The very TypeBox object REST validates with (src/schemas/params.ts). */
-  input: P
+  input: TObject
   /** The outline of the REST body's schema (src/schemas/components.ts), which structuredContent, the REST body, validates against. */
   output: Record<string, unknown>
-  run: (args: Static<P>, ctx: ToolContext) => Promise<Obj>
+  run: (args: Obj, ctx: ToolContext) => Promise<Obj>
   render: (result: Obj) => string
+}
+
+/** A tool as declared: its arguments' schema and its body's, from which the outline and the rendering's type come. */
+interface ToolSpec<P extends TObject, B extends TSchema> extends Pick<ToolDef, 'name' | 'title' | 'description'> {
+  input: P
+  /** The REST body's schema (src/schemas/responses.ts and beside it). */
+  body: B
+  /** How deep the outputSchema types the body's lists (1: each fact, finding or candidate too). */
+  outlineDepth?: number
+  /** The REST body, as the service builds it for the route that serves it under `body`. */
+  run: (args: Static<P>, ctx: ToolContext) => Promise<object>
+  render: (result: Static<B>) => string
 }
 
 /** get_context's arguments: REST's, without the deprecated `revision` (silicon_revision replaces it). */
@@ -62,13 +74,22 @@ const ContextArgs = Type.Omit(ContextParams, ['revision'], { additionalPropertie
  */
 const TOOL_VERSION = LATEST_VERSION
 const TOPICS = VERSION_TOPICS[TOOL_VERSION]
-const tool = <P extends TObject>(def: ToolDef<P>): ToolDef => ({ ...def, input: forVersion(def.input, TOOL_VERSION) }) as unknown as ToolDef
 /**
- * A tool's outputSchema: the body's members and their JSON types; one level deeper (each fact,
- * finding or candidate typed) for the tools whose lists an agent reads member by member. Every
- * agent session pays tools/list before its first question (test/mcp/tool-list.test.ts).
+ * A tool of the latest contract version. Its `run` returns the body the REST route serves under
+ * `body` (every answer is checked against that schema by the contract suites), so the rendering
+ * reads it as the schema's Static type: a member renamed in the schema fails to compile there.
+ * Every agent session pays tools/list before its first question (test/mcp/tool-list.test.ts), so
+ * the outputSchema is the body's outline, typed one level deeper only where `outlineDepth` says.
  */
-const output = (body: TSchema, depth = 0) => outline(forVersion(body, TOOL_VERSION), depth)
+const tool = <P extends TObject, B extends TSchema>(spec: ToolSpec<P, B>): ToolDef => ({
+  name: spec.name,
+  title: spec.title,
+  description: spec.description,
+  input: forVersion(spec.input, TOOL_VERSION),
+  output: outline(forVersion(spec.body, TOOL_VERSION), spec.outlineDepth ?? 0),
+  run: async (args, ctx) => (await spec.run(args as Static<P>, ctx)) as Obj,
+  render: (result) => spec.render(result as Static<B>)
+})
 
 /**
  * One tool per capability, in the order an agent uses them. Descriptions say when to call each
@@ -83,7 +104,8 @@ export const TOOLS: readonly ToolDef[] = [
       'Status per topic: `resolved` (then call get_context with the same part), `ambiguous` (do NOT pick a candidate yourself: ask the user, or call again with a full selector part or ordering code) or `not_found` (see suggestions, or search_catalog). ' +
       'Candidates are ranked; page on with the returned cursor.',
     input: ResolveParams,
-    output: output(ResolveResponse, 1),
+    body: ResolveResponse,
+    outlineDepth: 1,
     run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOPICS),
     render: renderResolve
   }),
@@ -94,7 +116,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Lists selector parts and ordering codes by name or prefix (e.g. the package and memory variants of `STM32F407`), to show the user. ' +
       'It does not resolve: call resolve_part with the chosen name. More results: call again with the returned cursor.',
     input: CatalogSearchParams,
-    output: output(CatalogSearchResponse),
+    body: CatalogSearchResponse,
     run: async (args, ctx) => ctx.facts.catalogSearch(args, ctx.apiKey, TOPICS),
     render: renderSearch
   }),
@@ -104,7 +126,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'What ONE part is (package, core, flash/RAM, max frequency, members), its document per topic and the source artifacts behind them. For facts, use get_context.',
     input: CatalogPartParams,
-    output: output(CatalogPartResponse),
+    body: CatalogPartResponse,
     run: async (args, ctx) => ctx.facts.catalogPart(args, TOPICS),
     render: renderCatalogPart
   }),
@@ -117,9 +139,10 @@ export const TOOLS: readonly ToolDef[] = [
       'Register addresses, bit positions and pin numbers MUST come from this tool, never from memory or by guessing; quote the evidence locator with them. ' +
       'Narrow with fact_names, fact_name_prefixes, peripheral, package, silicon_revision or query; page on with the returned cursor.',
     input: ContextArgs,
-    output: output(ContextResponse, 1),
+    body: ContextResponse,
+    outlineDepth: 1,
     // The service hands back the REST body pre-serialized; structured content needs the object.
-    run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body) as Obj,
+    run: async (args, ctx) => JSON.parse((await ctx.facts.context(args, ctx.apiKey)).body),
     render: renderContext
   }),
   tool({
@@ -128,7 +151,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Which topics this release covers for a part, with fact counts, and why a topic is not: call it when unsure a topic exists, or to explain a gap instead of guessing.',
     input: PartParams,
-    output: output(CoverageResponse),
+    body: CoverageResponse,
     run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOPICS),
     render: renderCoverage
   }),
@@ -138,7 +161,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Where the sources of a part disagree (interrupts, memory): each disagreement with both values and evidence.',
     input: DiscrepanciesParams,
-    output: output(DiscrepanciesResponse),
+    body: DiscrepanciesResponse,
     run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),
     render: renderDiscrepancies
   }),
@@ -148,7 +171,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Provenance of a part\'s facts per topic: source artifacts with sha256, publisher, license, upstream commit and trust metadata.',
     input: PartParams,
-    output: output(SourcesResponse),
+    body: SourcesResponse,
     run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey, TOPICS),
     render: renderSources
   }),
@@ -158,7 +181,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'The promoted corpus release (id, counts, kept release ids usable as corpus_release) and the API contract: to cite which release an answer came from.',
     input: NoParams,
-    output: output(ReleaseResponse),
+    body: ReleaseResponse,
     run: async (_args, ctx) => ({ release: await ctx.facts.release(TOPICS), api: ctx.contract.identity(TOOL_VERSION) }),
     render: renderRelease
   }),
@@ -168,7 +191,7 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Meaning, retryability and recovery of an error code that a result with isError names (e.g. INVALID_CURSOR).',
     input: ErrorCodeParams,
-    output: output(ErrorCodeGuidance),
+    body: ErrorCodeGuidance,
     run: async (args) => errorCodeGuidance(args.code),
     render: renderErrorCode
   }),
@@ -179,8 +202,8 @@ export const TOOLS: readonly ToolDef[] = [
       'The facts of one part and topic added, removed or changed between from_release and to_release (default: the promoted one), with both values and evidences and the source artifacts that changed; instead of two get_context calls. ' +
       'A part that does not resolve to one target gives candidates and no changes: do not pick one yourself. Narrow with fact_names, fact_name_prefixes or peripheral; page on with the returned cursor.',
     input: CompareReleasesParams,
-    output: output(CompareReleasesResponse),
-    run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).releases(args, ctx.apiKey)) as Obj,
+    body: CompareReleasesResponse,
+    run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).releases(args, ctx.apiKey)),
     render: renderCompareReleases
   }),
   tool({
@@ -190,8 +213,8 @@ export const TOOLS: readonly ToolDef[] = [
       'Two parts of one release compared for porting, instead of two get_context calls: `registers` (on one part only, or differing in address, reset value, bits, access), `pins` (per signal such as USART1_TX: pins and AF numbers), `electrical` or `errata`. ' +
       'Narrow with peripheral, signal, fact_names or fact_name_prefixes. Ambiguous parts give candidates and no entries: do not pick one yourself. Page on with the returned cursor.',
     input: ComparePartsParams,
-    output: output(ComparePartsResponse),
-    run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)) as Obj,
+    body: ComparePartsResponse,
+    run: async (args, ctx) => JSON.parse(await compareOf(ctx.facts).parts(args, ctx.apiKey)),
     render: renderCompareParts
   }),
   tool({
@@ -200,8 +223,9 @@ export const TOOLS: readonly ToolDef[] = [
     description:
       'Checks pin assignments, DMA channels, vdd, temperature, sysclk and silicon revision of one part before board code is written: findings, errors first, with AF numbers, limits, errata, enable bits and evidence. Ambiguous part: candidates, do not pick.',
     input: CheckParams,
-    output: output(CheckResponse, 1),
-    run: async (args, ctx) => JSON.parse(await checkOf(ctx.facts).check(args, ctx.apiKey)) as Obj,
+    body: CheckResponse,
+    outlineDepth: 1,
+    run: async (args, ctx) => JSON.parse(await checkOf(ctx.facts).check(args, ctx.apiKey)),
     render: renderCheck
   })
 ]
@@ -263,8 +287,8 @@ export function toolError(err: ServiceError, ctx: Pick<ToolContext, 'base' | 're
 export async function callTool(t: ToolDef, raw: Obj | undefined, ctx: ToolContext): Promise<ToolResult> {
   try {
     const args = validateArgs(t, raw, ctx.req)
-    if (typeof args.max_tokens === 'number') return await withinBudget(args.max_tokens, (budget) => t.run({ ...args, max_tokens: budget } as never, ctx), t.render)
-    return toolResult(await t.run(args as never, ctx), t.render)
+    if (typeof args.max_tokens === 'number') return await withinBudget(args.max_tokens, (budget) => t.run({ ...args, max_tokens: budget }, ctx), t.render)
+    return toolResult(await t.run(args, ctx), t.render)
   } catch (err) {
     // toServiceError logs unexpected errors and answers INTERNAL without detail, as REST does.
     return toolError(toServiceError(err, ctx.req), ctx)

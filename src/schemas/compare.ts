@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TInteger } from 'typebox'
 import { ReleaseId, SourceProblem, suggestions, Target } from './catalog.js'
 import { StringEnum } from './components.js'
 import { Evidence, Fact, RegisterArray, Topic } from './facts.js'
@@ -86,8 +86,8 @@ export const ArtifactChange = Type.Object(
   { ...closed, $id: 'ArtifactChange', description: 'A source artifact behind the compared facts, by path: its sha256 in each release.' }
 )
 
-const counts = (names: string[], id: string) =>
-  Type.Object(Object.fromEntries(names.map((n) => [n, Type.Integer({ minimum: 0 })])), { ...closed, $id: id, description: 'Entries of the whole comparison by status (not only this page).' })
+const counts = <N extends string>(names: readonly N[], id: string) =>
+  Type.Object(Object.fromEntries(names.map((n) => [n, Type.Integer({ minimum: 0 })])) as Record<N, TInteger>, { ...closed, $id: id, description: 'Entries of the whole comparison by status (not only this page).' })
 
 export const ReleaseChangeCounts = counts(['added', 'removed', 'changed', 'unchanged'], 'ReleaseChangeCounts')
 export const PartDiffCounts = counts(['onlyPart', 'onlyOther', 'differs', 'same'], 'PartDiffCounts')

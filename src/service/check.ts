@@ -485,13 +485,20 @@ function counted(f: Finding): { json: string; tokens: number } {
     }
     return x
   })
-  let headCount = headTokens.get(head)
-  if (headCount === undefined) headTokens.set(head, (headCount = countTokens(head)))
-  return { json: `${head},"evidence":[${items.map((x) => x.json).join(',')}]}`, tokens: headCount + EVIDENCE_MEMBER + items.reduce((n, x) => n + x.tokens + 1, 0) }
+  return { json: `${head},"evidence":[${items.map((x) => x.json).join(',')}]}`, tokens: pieceTokens(head) + EVIDENCE_MEMBER + items.reduce((n, x) => n + x.tokens + 1, 0) }
 }
 
-/** Tokens of a finding's own members, by their JSON: the same finding recurs check after check (`USART1_TX:PA9` is PIN_OK, AF 7). */
-const headTokens = new LRUCache<string, number>({ max: 20_000 })
+/**
+ * Tokens of a piece of an answer by its JSON: a finding's own members, an answer's head and tail.
+ * The same pieces recur check after check (`USART1_TX:PA9` is PIN_OK, AF 7; a part's head and the
+ * page of a full answer), so each is counted once.
+ */
+const pieceCounts = new LRUCache<string, number>({ max: 20_000 })
+function pieceTokens(text: string): number {
+  let n = pieceCounts.get(text)
+  if (n === undefined) pieceCounts.set(text, (n = countTokens(text)))
+  return n
+}
 
 type Extra = Pick<CheckResponse, 'candidates' | 'candidateCount' | 'hint' | 'suggestions'>
 type Page = CheckResponse['page']
@@ -506,7 +513,7 @@ type Page = CheckResponse['page']
  */
 function budgeted(head: object, findings: Finding[], maxTokens: number, extra: Extra, notes: string[]): string {
   const headStr = JSON.stringify(head).slice(0, -1) + ',"findings":['
-  const headTokens = countTokens(headStr)
+  const headTokens = pieceTokens(headStr)
   const each = findings.map(counted)
   const bodies = each.map((x) => x.json)
   const sizes = each.map((x) => x.tokens + 1)
@@ -524,14 +531,7 @@ function budgeted(head: object, findings: Finding[], maxTokens: number, extra: E
     budgetTooSmall: returned === 0 && findings.length > 0,
     neededMaxTokens: needed
   })
-  // The tail of a page that keeps every finding is counted for `whole` and again to answer: once.
-  const tails = new Map<string, number>()
-  const tailTokens = (p: Page, more: string[]) => {
-    const text = tail(p, more)
-    let n = tails.get(text)
-    if (n === undefined) tails.set(text, (n = countTokens(text)))
-    return n
-  }
+  const tailTokens = (p: Page, more: string[]) => pieceTokens(tail(p, more))
   const cutNote = (n: number, needed: number) => `max_tokens=${maxTokens} leaves room for ${n} of the ${findings.length} findings (errors first): max_tokens=${needed} lists them all.`
   // With every finding, and room for a max_tokens of more digits.
   const whole = headTokens + tailTokens(page(findings.length, null), []) + sizes.reduce((a, b) => a + b, 0)
