@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../schemas/compare.js'
-import { decodeFact, type DecodedFact } from '../store/fact-body.js'
+import { StoredFact } from '../store/fact-body.js'
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
@@ -26,15 +26,10 @@ import { packagePins } from './pins.js'
 /** A stored fact as the store returns it: its body (the public JSON) and the index-time token count of that body. */
 type Row = Pick<FactRow, 'body' | 'tokens'>
 
-/** A stored fact as a comparison reads it: what the store's decoder reads from the row, and the row, whose body an entry embeds as it is. */
-interface Read extends Pick<DecodedFact, 'name' | 'value' | 'scope' | 'evidence'> {
-  row: Row
-}
+/** A stored fact as a comparison reads it: through the store's lazy reader (name at once, value and scope when compared, never the evidence whole), with the row, whose body an entry embeds as it is. */
+type Read = StoredFact & { row: Row }
 
-function read(row: Row): Read {
-  const { name, value, scope, evidence } = decodeFact(row.body)
-  return { row, name, value, scope, evidence }
-}
+const read = (row: Row): Read => Object.assign(new StoredFact(row.body), { row })
 
 /**
  * A difference: its own members, then two sides, each a stored body embedded verbatim (or null).
@@ -464,7 +459,7 @@ function diffReleases(from: FactRow[], to: FactRow[], fc: TargetChoice, tc: Targ
   // The artifacts behind either side: the targets' sources and every source an evidence names.
   const shas = (facts: Read[], c: TargetChoice) => {
     const m = new Map<string, string>([[c.target.sourcePath, c.target.sourceSha256]])
-    for (const f of facts) for (const e of f.evidence) m.set(e.sourcePath, e.sourceSha256)
+    for (const f of facts) f.sources(m)
     return m
   }
   const fa = shas(fromFacts, fc)
