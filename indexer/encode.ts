@@ -2,11 +2,11 @@ import { hash } from 'node:crypto'
 import type { FactDraft, Topic } from '../src/model/fact.js'
 import { factTerms } from '../src/model/fact-terms.js'
 import { countTokens, TOKENIZER } from '../src/model/tokens.js'
-import { revisionColumn } from '../src/store/revisions.js'
+import { erratumColumn, type ErratumRevisions } from '../src/store/revisions.js'
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every parse cache key. */
-export const INDEXER_FORMAT = 2
+export const INDEXER_FORMAT = 3
 
 /** Everything besides the adapters that shapes a unit's shard (with the zlib version, see unitKey). */
 export const ENCODER = `indexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}`
@@ -42,8 +42,7 @@ function factId(f: FactDraft): string {
 /** The silicon_revision filter's column of an errata fact (src/store/revisions.ts); null otherwise. */
 function revisionTokens(f: FactDraft): string | null {
   if (f.topic !== 'errata') return null
-  const value = f.value as { revisions?: Array<{ code: string; applies: boolean }>; appliesToUnlistedRevisions?: boolean }
-  return revisionColumn(value.revisions ?? [], value.appliesToUnlistedRevisions === true)
+  return erratumColumn(f.value as ErratumRevisions)
 }
 
 export function encodeFact(f: FactDraft): EncodedFact {

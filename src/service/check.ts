@@ -3,6 +3,7 @@ import type { Evidence } from '../model/fact.js'
 import { signalPeripheral } from '../model/signals.js'
 import { countTokens } from '../model/tokens.js'
 import { CheckParams as CheckSchema, MAX_ENTRIES, type CheckParams, type CheckResponse, type Finding } from '../schemas/check.js'
+import { erratumApplies, type ErratumRevisions } from '../store/revisions.js'
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { ServiceError } from './errors.js'
@@ -273,9 +274,7 @@ export function peripheralsInUse(inputs: CheckInputs, instances: ReadonlySet<str
   return used
 }
 
-interface ErratumValue {
-  revisions?: Array<{ code: string; applies: boolean }>
-  appliesToUnlistedRevisions?: boolean
+interface ErratumValue extends ErratumRevisions {
   handling?: Array<{ handling: string; module: string | null; comment: string | null }>
   workaroundInMdk?: boolean
   workaroundEnabledByDefault?: boolean
@@ -297,8 +296,7 @@ function applicability(v: ErratumValue, revision: string | undefined): { revisio
   if (!v.revisions) return { revisions: null, applies: true }
   const revisions = v.revisions.filter((r) => r.applies).map((r) => r.code)
   if (revision === undefined) return { revisions, applies: revisions.length > 0 || v.appliesToUnlistedRevisions === true }
-  const listed = v.revisions.find((r) => r.code === revision)
-  return { revisions, applies: listed ? listed.applies : v.appliesToUnlistedRevisions === true }
+  return { revisions, applies: erratumApplies(v, revision) }
 }
 
 /** What the source says about an erratum's workaround: the errata matrix's rows and the MDK's part. */

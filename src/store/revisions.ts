@@ -15,6 +15,33 @@ export function revisionColumn(revisions: Array<{ code: string; applies: boolean
   return ` ${toks.join(' ')} `
 }
 
+/** An errata fact's value, as far as the rule reads it. */
+export interface ErratumRevisions {
+  revisions?: Array<{ code: string; applies: boolean }>
+  appliesToUnlistedRevisions?: boolean
+}
+
+/**
+ * The column of an errata fact's value. A value without a revisions list is one its source does
+ * not narrow by revision (an NXP feature header's flag: the device is affected): it applies to every
+ * revision, so no silicon_revision hides it.
+ */
+export function erratumColumn(v: ErratumRevisions): string {
+  return v.revisions ? revisionColumn(v.revisions, v.appliesToUnlistedRevisions === true) : revisionColumn([], true)
+}
+
+/** The rule on one value: whether an errata fact applies to revision `code` (the /v1/check reading). */
+export function erratumApplies(v: ErratumRevisions, code: string): boolean {
+  const column = erratumColumn(v)
+  return revisionApplies<boolean>(code, {
+    isNull: false,
+    contains: (needle) => column.includes(needle),
+    or: (...xs) => xs.some(Boolean),
+    and: (a, b) => a && b,
+    not: (a) => !a
+  })
+}
+
 /** The terms a store states the rule in: a null column, a substring of it, and the connectives. */
 export interface RevisionTerms<T> {
   isNull: T

@@ -58,6 +58,17 @@ describe.skipIf(!haveWorld)('checks on a release of world-corpus files', () => {
     expect(j.notes.join(' ')).toMatch(/not narrowed by silicon revision/)
   })
 
+  it('one revision rule: /v1/context with silicon_revision lists the same flagged errata as without (the header does not narrow by revision), as the check does', async () => {
+    const ids = nxpErrata(raw(NXP)).map((f) => `errata.${f.id}`).sort()
+    const names = async (extra: Record<string, string>) => {
+      const res = await t.app.inject({ url: `/v1/context?${new URLSearchParams({ part: 'MKL25Z128VLK4', topic: 'errata', limit: '50', max_tokens: '16000', corpus_release: release, ...extra })}`, headers: t.auth })
+      expect(res.statusCode, res.body).toBe(200)
+      return (res.json().facts as Obj[]).map((f) => f.name).sort()
+    }
+    expect(await names({})).toEqual(ids)
+    expect(await names({ silicon_revision: '1' })).toEqual(ids)
+  })
+
   it('a module the header flags no erratum for gets none', async () => {
     const flagged = new Set(nxpErrata(raw(NXP)).map((f) => f.module))
     expect(flagged.has('UART')).toBe(false)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { revisionColumn } from '../../src/store/revisions.js'
+import { erratumApplies, erratumColumn, revisionColumn } from '../../src/store/revisions.js'
 import { factSearchBody } from '../../src/store/search-engine/query.js'
 import type { FactQuery } from '../../src/store/types.js'
 
@@ -24,6 +24,20 @@ describe('the revisions column', () => {
     expect(revisionColumn([{ code: '0x01', applies: true }, { code: '0x05', applies: false }], false)).toBe(' 0x01 !0x05 ')
     expect(revisionColumn([], true)).toBe(' * ')
     expect(revisionColumn([], false)).toBe('  ')
+  })
+})
+
+describe('the rule on an errata value (the indexer\'s column, /v1/check\'s reading)', () => {
+  it('a value without a revisions list applies to every revision: its source does not narrow by revision', () => {
+    expect(erratumColumn({})).toBe(' * ')
+    expect(erratumApplies({}, '0x05')).toBe(true)
+  })
+  it('a listed value reads as its column does', () => {
+    const v = { revisions: [{ code: '0x01', applies: true }, { code: '0x05', applies: false }] }
+    expect(erratumColumn(v)).toBe(' 0x01 !0x05 ')
+    expect([erratumApplies(v, '0x01'), erratumApplies(v, '0x05'), erratumApplies(v, '0x07')]).toEqual([true, false, false])
+    expect(erratumApplies({ ...v, appliesToUnlistedRevisions: true }, '0x07')).toBe(true)
+    expect(erratumApplies({ ...v, appliesToUnlistedRevisions: true }, '0x05')).toBe(false)
   })
 })
 
