@@ -84,7 +84,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Candidates are ranked; page on with the returned cursor.',
     input: ResolveParams,
     output: output(ResolveResponse, 1),
-    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOPICS),
+    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOOL_VERSION),
     render: renderResolve
   }),
   tool({
@@ -105,7 +105,7 @@ export const TOOLS: readonly ToolDef[] = [
       'What ONE part is (package, core, flash/RAM, max frequency, members), its document per topic and the source artifacts behind them. For facts, use get_context.',
     input: CatalogPartParams,
     output: output(CatalogPartResponse),
-    run: async (args, ctx) => ctx.facts.catalogPart(args, TOPICS),
+    run: async (args, ctx) => ctx.facts.catalogPart(args, TOOL_VERSION),
     render: renderCatalogPart
   }),
   tool({
@@ -129,7 +129,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Which topics this release covers for a part, with fact counts, and why a topic is not: call it when unsure a topic exists, or to explain a gap instead of guessing.',
     input: PartParams,
     output: output(CoverageResponse),
-    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOPICS),
+    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOOL_VERSION),
     render: renderCoverage
   }),
   tool({
@@ -149,7 +149,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Provenance of a part\'s facts per topic: source artifacts with sha256, publisher, license, upstream commit and trust metadata.',
     input: PartParams,
     output: output(SourcesResponse),
-    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey, TOPICS),
+    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey, TOOL_VERSION),
     render: renderSources
   }),
   tool({
