@@ -136,7 +136,7 @@ export const TOOLS: readonly ToolDef[] = [
     name: 'list_discrepancies',
     title: 'Where the sources of a part disagree',
     description:
-      'Where the sources of a part disagree (interrupts, memory): each disagreement with both values and evidence.',
+      'Where the sources of a part disagree (interrupts, memory, pin alternate functions): each disagreement with both values and evidence.',
     input: DiscrepanciesParams,
     output: output(DiscrepanciesResponse),
     run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),
