@@ -261,9 +261,8 @@ export class HardwareFacts {
 
   /** `checks`: whether the caller's version cross-checks a topic several kinds of source give (else the first kind is served alone). */
   private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg: string | undefined, checks: boolean): TopicAnswer {
-    const found = ix.choices(entities, topic, pkg)
-    const { packages } = found
-    let { choices } = found
+    const { choices: found, packages } = ix.choices(entities, topic, pkg)
+    let choices = found
     // The source exists but could not be read: that is not "no source" (not_covered).
     if (choices.length > 0 && choices.every((c) => c.target.failure)) {
       const failures = choices.map((c) => c.target.failure!)

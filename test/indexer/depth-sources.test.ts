@@ -51,6 +51,7 @@ function expectSchema(r: AdapterResult): void {
 
 interface Chip {
   name: string
+  packages: { name: string; package: string }[]
   memory: { name: string; kind: string; address: number; size: number }[][]
   cores: {
     name: string
@@ -70,7 +71,7 @@ describe.skipIf(!haveWorld)('stm32-data: STM32F407VG', () => {
 
   it('one target with the four topics, a pins target per package; the chip and its packages link to the first, each package to its pins', () => {
     expect(r.problems).toEqual([])
-    const packages = (JSON.parse(raw(path)) as { packages: { name: string; package: string }[] }).packages
+    const packages = chip.packages
     expect(r.targets.map((t) => [t.key, t.topics, t.packages])).toEqual([[key, ['clocks', 'dma', 'interrupts', 'memory'], undefined], ...packages.map((p) => [`stm32-data:${p.name}`, ['pins'], [p.package]])])
     expect(r.partNumbers!.map((p) => p.name)).toEqual([chip.name, ...packages.map((p) => p.name)])
     expect(r.partNumbers!.map((p) => p.targets)).toEqual([[key], ...packages.map((p) => [key, `stm32-data:${p.name}`])])
