@@ -21,7 +21,11 @@ import type { Chip, ChipPackage } from './chip.js'
 /** A GPIO port pin (`PA9`). `PC2_C`, the H7's analog-switch pad, is not one: no type can be told for it. */
 const GPIO = /^P[A-Z]\d+$/
 
-/** ST writes the one instance of these without its number (`HRTIM_EEV1`, `SPDIFRX_IN0`). */
+/**
+ * ST writes the one instance of these without its number in most lines (F3, F4, H7: `HRTIM_EEV1`,
+ * `SPDIFRX_IN0`), with it in others (G4: `HRTIM1_EEV1`; some H7 files: `SPDIFRX1_IN1`): the most
+ * common spelling is taken, and the others show as disagreements.
+ */
 const UNNUMBERED = new Set(['HRTIM1', 'SPDIFRX1'])
 
 /** A signal as ST's pin data spells it. */
