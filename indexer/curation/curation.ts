@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import type { CrossCheckRule } from '../../src/model/catalog.js'
 import { ALL_TOPICS, type ParseProblem, type Topic } from '../../src/model/fact.js'
 
 /**
@@ -17,6 +18,10 @@ import { ALL_TOPICS, type ParseProblem, type Topic } from '../../src/model/fact.
  * - `crossCheck`: for a topic several kinds of source give (an stm32-data chip file and an SVD
  *   both list interrupts), which kind's facts a part is served (the first in `order` it has) and
  *   which are checked against them; the reason is served with every cross-checked answer.
+ *   `compare` names the value members a match is judged on (pins: `alternateFunctions`, not the
+ *   positions or the other signals a source lists); without it, the whole value. With `subset`, a
+ *   checked fact agrees when each compared list of it is within the served fact's (a source that
+ *   leaves some entries out, as stm32-data leaves out EVENTOUT, is not contradicting the other).
  * Patterns are names with an optional trailing `*`, compared case- and punctuation-insensitively.
  */
 export interface Curation {
@@ -25,14 +30,6 @@ export interface Curation {
   gaps: Array<{ match: string; topic: Topic; reason: string }>
   acknowledged: Array<{ file: string; line?: number; reason: string }>
   crossCheck: CrossCheckRule[]
-}
-
-/** Which source kind serves a topic where several do, the others checked against it. */
-export interface CrossCheckRule {
-  topic: Topic
-  /** Source kinds (inventory `kind`), the one served first. */
-  order: string[]
-  reason: string
 }
 
 export const CURATION_FORMAT = 'hwfacts-curation/2'
@@ -135,9 +132,19 @@ export function validateCuration(doc: unknown, file: string): Curation {
   })
   section('crossCheck').forEach((e, i) => {
     const order = (v: unknown) => (Array.isArray(v) && v.length > 1 && v.every(nonEmpty) && new Set(v).size === v.length ? undefined : 'must list two or more distinct source kinds')
-    if (check(`crossCheck[${i}]`, e, { topic, order, reason })) {
+    const compare = (v: unknown) => (v === undefined || (Array.isArray(v) && v.length > 0 && v.every(nonEmpty) && new Set(v).size === v.length) ? undefined : 'must list one or more distinct value members')
+    const subset = (v: unknown) => (v === undefined || v === true ? undefined : 'must be true or left out')
+    if (check(`crossCheck[${i}]`, e, { topic, order, compare, subset, reason })) {
       if (out.crossCheck.some((r) => r.topic === e.topic)) errors.push(`crossCheck[${i}]: topic ${String(e.topic)} has a rule already`)
-      else out.crossCheck.push({ topic: e.topic as Topic, order: e.order as string[], reason: e.reason as string })
+      else if (e.subset && !e.compare) errors.push(`crossCheck[${i}]: subset needs compare (the lists it applies to)`)
+      else
+        out.crossCheck.push({
+          topic: e.topic as Topic,
+          order: e.order as string[],
+          ...(e.compare ? { compare: e.compare as string[] } : {}),
+          ...(e.subset ? { subset: true } : {}),
+          reason: e.reason as string
+        })
     }
   })
   if (errors.length > 0) throw new CurationError(file, errors)

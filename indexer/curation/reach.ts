@@ -52,7 +52,6 @@ export function catalogTargets(
   return out.concat(failed.sort((a, b) => (a.key < b.key ? -1 : 1)))
 }
 
-const DEPTH: ReadonlySet<Topic> = new Set(DEPTH_TOPICS)
 /** The source a target is from: its key's prefix (`svd`, `stm32-data`, `probe-rs`, `modm`). */
 const sourceOf = (key: string) => key.slice(0, key.indexOf(':'))
 
@@ -60,12 +59,14 @@ const sourceOf = (key: string) => key.slice(0, key.indexOf(':'))
  * The reachability check over a derived catalog: every target that has facts must be what some
  * part name resolves to, for one of its topics, through the same lookups the service makes.
  * An unreachable target is a release problem: its facts would be in the release for no one.
- * A depth topic (memory, interrupts, dma, clocks) is meant to come from several sources at once,
+ * A depth topic (memory, interrupts, dma, clocks), or one a cross-check rule names (pins: ST's pin
+ * data served, stm32-data's checked against it), is meant to come from several sources at once,
  * each checked against the others: there a target is reached when it is its source's one target
  * of the part for that topic.
  */
 export function checkReach(catalog: ReleaseCatalog): { problems: ParseProblem[]; reachable: number; total: number } {
   const ix = new CatalogIndex(catalog)
+  const several = new Set<Topic>([...DEPTH_TOPICS, ...(catalog.crossCheck ?? []).map((r) => r.topic)])
   const reached = new Set<string>()
   /** Who maps to a target without resolving to it, for the problem's reason. */
   const ambiguousFrom = new Map<string, string>()
@@ -75,7 +76,7 @@ export function checkReach(catalog: ReleaseCatalog): { problems: ParseProblem[];
     for (const topic of ALL_TOPICS) {
       const { choices } = ix.choices([e], topic)
       for (const c of choices) {
-        const alone = DEPTH.has(topic) ? choices.every((o) => o === c || sourceOf(o.target.key) !== sourceOf(c.target.key)) : choices.length === 1
+        const alone = several.has(topic) ? choices.every((o) => o === c || sourceOf(o.target.key) !== sourceOf(c.target.key)) : choices.length === 1
         if (alone) reached.add(c.target.key)
         else if (!ambiguousFrom.has(c.target.key)) ambiguousFrom.set(c.target.key, e.name)
       }

@@ -1,9 +1,10 @@
 /**
  * embassy's stm32-data chip files (`chips/stm32-data/STM32F407VG.json`): the part numbers they
  * name, each with the line it is written on, and the chip's `interrupts`, `dma`, `clocks` and
- * `memory` facts (stm32-data/facts.ts). The part numbers: the chip (`STM32F407VG`: every package
- * it comes in, its flash size) and each package entry (`STM32F407VGTx`, one package), each linked
- * to the chip's targets; a multi-core chip's cores also by a name of their own
+ * `memory` facts (stm32-data/facts.ts) and each package's `pins` (stm32-data/pins.ts). The part
+ * numbers: the chip (`STM32F407VG`: every package it comes in, its flash size) and each package
+ * entry (`STM32F407VGTx`, one package), each linked to the chip's targets, a package entry also to
+ * its pins; a multi-core chip's cores also by a name of their own
  * (`STM32H745ZI_CM7`, as the SVDs name theirs), the one way to ask for one core's facts.
  *
  * Stages: read (stm32-data/chip.ts, json-lines.ts) → resolve and emit (stm32-data/facts.ts, here).
@@ -26,8 +27,8 @@ const byPath = (a: LoadedArtifact, b: LoadedArtifact) => (a.path < b.path ? -1 :
 
 export const stm32DataAdapter: SourceAdapter = {
   name: 'stm32-data',
-  // 2: interrupts, dma, clocks and memory facts; part numbers linked to their targets.
-  version: '3',
+  // 2: interrupts, dma, clocks and memory facts; part numbers linked to their targets. 4: pins.
+  version: '4',
   kinds: [STM32_DATA_KIND],
   parse(artifacts) {
     const out = emptyResult()
@@ -59,12 +60,17 @@ function emitChip(a: LoadedArtifact, out: AdapterResult): void {
   const facts = chipFacts(a, chip, lines, text, out.problems)
   for (const t of facts.targets) out.targets.push(t)
   for (const f of facts.facts) out.facts.push(f)
-  const all = facts.targets.map((t) => t.key)
+  const pinTargets = new Set(facts.pinTargets.values())
+  const all = facts.targets.map((t) => t.key).filter((k) => !pinTargets.has(k))
   const flashKb = flashSizeKb(chip)
   const base = { vendor: VENDOR, family: chip.family, ...(flashKb !== undefined ? { flashKb } : {}), ...(all.length > 0 ? { targets: all } : {}), sourceSha256: a.sha256, sourcePath: a.path }
   const packages = [...new Set(chip.packages.map((p) => p.package))]
   const parts: PartNumber[] = [{ name: chip.name, ...base, packages, line: line('/name') }]
-  chip.packages.forEach((p, i) => parts.push({ name: p.name, ...base, device: chip.name, packages: [p.package], line: line(`/packages/${i}/name`) }))
+  chip.packages.forEach((p, i) => {
+    const pins = facts.pinTargets.get(p.name)
+    const targets = pins ? [...all, pins] : all
+    parts.push({ name: p.name, ...base, ...(targets.length ? { targets } : {}), device: chip.name, packages: [p.package], line: line(`/packages/${i}/name`) })
+  })
   // A core of a multi-core chip: its own facts and the chip's memory map.
   for (const { core, key } of facts.coreTargets) {
     const i = chip.cores.findIndex((c) => c.name === core)

@@ -3,8 +3,7 @@ import type { Static, TObject, TSchema } from 'typebox'
 import type { Scope } from '../auth/keys.js'
 import type { HardwareFacts } from '../service/facts.js'
 import type { ReleaseStore } from '../store/types.js'
-import type { Topic } from '../model/fact.js'
-import { CONTRACT_VERSIONS, SEED_VERSION, VERSION_TOPICS, type ContractVersion } from '../model/versions.js'
+import { CONTRACT_VERSIONS, SEED_VERSION, type ContractVersion } from '../model/versions.js'
 import { SINCE, VERSIONS_SINCE } from '../schemas/versions.js'
 import { ref } from '../schemas/components.js'
 import { problemResponses } from '../schemas/responses.js'
@@ -96,13 +95,13 @@ export function cachedAnswer<P extends TObject>(
   facts: HardwareFacts,
   route: string,
   querystring: P,
-  make: (store: ReleaseStore, p: Static<P>, topics: readonly Topic[]) => unknown
+  make: (store: ReleaseStore, p: Static<P>, version: ContractVersion) => unknown
 ): FactRouteDef<P>['handler'] {
   const keys = Object.keys(querystring.properties)
   return async (p, req, reply) => {
     const v = req.contractVersion
     return reply
       .type(JSON_TYPE)
-      .send(await facts.answer(`${route}@${v}`, keys, p as Static<P> & { corpus_release?: string }, req.apiKey, (store) => make(store, p, VERSION_TOPICS[v]), (x) => reply.serialize(x) as string))
+      .send(await facts.answer(`${route}@${v}`, keys, p as Static<P> & { corpus_release?: string }, req.apiKey, (store) => make(store, p, v), (x) => reply.serialize(x) as string))
   }
 }

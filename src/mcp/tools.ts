@@ -106,7 +106,7 @@ export const TOOLS: readonly ToolDef[] = [
     input: ResolveParams,
     body: ResolveResponse,
     outlineDepth: 1,
-    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOPICS),
+    run: async (args, ctx) => ctx.facts.resolve(args, ctx.apiKey, TOOL_VERSION),
     render: renderResolve
   }),
   tool({
@@ -127,7 +127,7 @@ export const TOOLS: readonly ToolDef[] = [
       'What ONE part is (package, core, flash/RAM, max frequency, members), its document per topic and the source artifacts behind them. For facts, use get_context.',
     input: CatalogPartParams,
     body: CatalogPartResponse,
-    run: async (args, ctx) => ctx.facts.catalogPart(args, TOPICS),
+    run: async (args, ctx) => ctx.facts.catalogPart(args, TOOL_VERSION),
     render: renderCatalogPart
   }),
   tool({
@@ -152,14 +152,14 @@ export const TOOLS: readonly ToolDef[] = [
       'Which topics this release covers for a part, with fact counts, and why a topic is not: call it when unsure a topic exists, or to explain a gap instead of guessing.',
     input: PartParams,
     body: CoverageResponse,
-    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOPICS),
+    run: async (args, ctx) => ctx.facts.coverage(args, ctx.apiKey, TOOL_VERSION),
     render: renderCoverage
   }),
   tool({
     name: 'list_discrepancies',
     title: 'Where the sources of a part disagree',
     description:
-      'Where the sources of a part disagree (interrupts, memory): each disagreement with both values and evidence.',
+      'Where the sources of a part disagree (interrupts, memory, pin alternate functions): each disagreement with both values and evidence.',
     input: DiscrepanciesParams,
     body: DiscrepanciesResponse,
     run: async (args, ctx) => ctx.facts.discrepancies(args, ctx.apiKey),
@@ -172,7 +172,7 @@ export const TOOLS: readonly ToolDef[] = [
       'Provenance of a part\'s facts per topic: source artifacts with sha256, publisher, license, upstream commit and trust metadata.',
     input: PartParams,
     body: SourcesResponse,
-    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey, TOPICS),
+    run: async (args, ctx) => ctx.facts.sources(args, ctx.apiKey, TOOL_VERSION),
     render: renderSources
   }),
   tool({

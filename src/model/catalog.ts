@@ -49,6 +49,17 @@ export interface TargetSummary extends DocumentTarget {
   problems?: { count: number; first: Array<{ file: string; line?: number; reason: string }> }
 }
 
+/** A topic's cross-check (curation's `crossCheck`, indexer/curation/curation.ts says what each member means). */
+export interface CrossCheckRule {
+  topic: Topic
+  order: string[]
+  /** The value members a match is judged on; absent: the whole value. */
+  compare?: string[]
+  /** A checked fact's compared lists need only be within the served fact's. */
+  subset?: boolean
+  reason: string
+}
+
 /** The whole resolvable catalog of a release: small, loaded into memory when a release opens. */
 export interface ReleaseCatalog {
   entities: CatalogEntity[]
@@ -59,5 +70,5 @@ export interface ReleaseCatalog {
    * Where several kinds of source give a topic: the kind (inventory `kind`) a part is served first,
    * the others checked against it, and why (curation's `crossCheck`). Absent in older releases.
    */
-  crossCheck?: Array<{ topic: Topic; order: string[]; reason: string }>
+  crossCheck?: CrossCheckRule[]
 }

@@ -1,3 +1,4 @@
+import type { CrossCheckRule } from '../model/catalog.js'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import { decodeFact, type DecodedFact } from '../store/fact-body.js'
@@ -13,13 +14,16 @@ import { readAll } from './read-all.js'
  * to its source and marked `disagree` — never one picked silently.
  */
 
-/** The targets of one topic of a part: the one served, the ones checked against it, why. */
+/** The targets of one topic of a part: the one served, the ones checked against it, why, and how they are compared. */
 export interface CrossPlan {
   served: TargetChoice
   checked: TargetChoice[]
   reason: string
   /** Kinds left unchecked because several of their targets match the part (never one picked). */
   unchecked: Array<{ kind: string; targets: string[] }>
+  /** The rule's value members compared (absent: the whole value), and whether a checked list may be within the served one. */
+  compare?: string[]
+  subset?: boolean
 }
 
 /** One disagreement: the served source's fact and the checked source's, both with their evidence. */
@@ -48,28 +52,38 @@ interface Match {
   alias?: boolean
 }
 
+/** What a cross-check rule says (curation `crossCheck`, indexer/curation/curation.ts). */
+export type Rule = Pick<CrossCheckRule, 'order' | 'reason' | 'compare' | 'subset'>
+
 /**
- * Plans a topic whose rule lists the kinds of its candidates: the first kind in the rule's order
- * that the part has is served (several of its targets: no plan, the topic stays ambiguous); each
- * other kind with one target is checked against it.
+ * Plans a topic whose rule lists the kinds of its candidates. Choices are grouped by package (pins
+ * are per package; other topics are one group); in each group the first kind of the rule's order it
+ * has leads. One group led by one target: that target is served, and each other kind with one
+ * target in the group is checked against it. Otherwise no plan: the topic stays ambiguous between
+ * the `leads`, never a target that would only be checked.
  */
-export function planCrossCheck(choices: TargetChoice[], order: readonly string[], reason: string, kindOf: (c: TargetChoice) => string): CrossPlan | undefined {
-  const byKind = new Map<string, TargetChoice[]>()
+export function planCrossCheck(choices: TargetChoice[], rule: Rule, kindOf: (c: TargetChoice) => string): { plan?: CrossPlan; leads: TargetChoice[] } {
+  const rank = (k: string) => (rule.order.includes(k) ? rule.order.indexOf(k) : rule.order.length)
+  const groups = new Map<string, Map<string, TargetChoice[]>>()
   for (const c of choices) {
+    const byKind = groups.get(c.package ?? '') ?? new Map<string, TargetChoice[]>()
+    groups.set(c.package ?? '', byKind)
     const k = kindOf(c)
     byKind.set(k, [...(byKind.get(k) ?? []), c])
   }
-  const rank = (k: string) => (order.includes(k) ? order.indexOf(k) : order.length)
-  const kinds = [...byKind.keys()].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1))
-  const served = byKind.get(kinds[0]!)!
-  if (served.length !== 1) return undefined
-  const rest = kinds.slice(1).map((k) => ({ kind: k, targets: byKind.get(k)! }))
-  return {
-    served: served[0]!,
+  const ranked = [...groups.values()].map((byKind) => [...byKind].sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : 1)))
+  const leads = ranked.flatMap((kinds) => kinds[0]![1])
+  if (ranked.length !== 1 || leads.length !== 1) return { leads }
+  const rest = ranked[0]!.slice(1).map(([kind, targets]) => ({ kind, targets }))
+  const plan: CrossPlan = {
+    served: leads[0]!,
     checked: rest.filter((r) => r.targets.length === 1).map((r) => r.targets[0]!),
-    reason,
-    unchecked: rest.filter((r) => r.targets.length > 1).map((r) => ({ kind: r.kind, targets: r.targets.map((t) => t.target.key) }))
+    reason: rule.reason,
+    unchecked: rest.filter((r) => r.targets.length > 1).map((r) => ({ kind: r.kind, targets: r.targets.map((t) => t.target.key) })),
+    ...(rule.compare ? { compare: rule.compare } : {}),
+    ...(rule.subset ? { subset: true } : {})
   }
+  return { plan, leads }
 }
 
 /** A target's facts of a topic, and the row position each is stored at, by fact id. */
@@ -86,7 +100,7 @@ export async function crossCheck(store: ReleaseStore, topic: Topic, plan: CrossP
   const merged = new Map<string, { fact: DecodedFact; disagree: DecodedFact[] }>()
   for (const c of plan.checked) {
     const { facts: checked } = await factsOf(store, c, topic)
-    const { matches, unmatched } = (MATCHERS[topic] ?? byName)(served, checked)
+    const { matches, unmatched } = (MATCHERS[topic] ?? byName(valueOf(plan)))(served, checked)
     if (unmatched.length) out.onlyChecked[c.target.key] = unmatched.map((f) => f.name)
     for (const m of matches) {
       const entry = merged.get(m.served.id) ?? { fact: { ...m.served, evidence: [...m.served.evidence] }, disagree: [] }
@@ -136,18 +150,38 @@ type Matcher = (served: DecodedFact[], checked: DecodedFact[]) => { matches: Mat
 const key = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '')
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
-/** dma, clocks: by name; the values must be equal. */
-const byName: Matcher = (served, checked) => {
-  const byKey = new Map(served.map((f) => [key(f.name), f]))
-  const matches: Match[] = []
-  const unmatched: DecodedFact[] = []
-  for (const c of checked) {
-    const s = byKey.get(key(c.name))
-    if (s) matches.push({ served: s, checked: [c], agree: same(s.value, c.value) })
-    else unmatched.push(c)
+/** Whether a checked fact's value agrees with the served one's, by the plan's rule. */
+type ValueCheck = (served: DecodedFact, checked: DecodedFact) => boolean
+
+/**
+ * The rule's `compare` members (else the whole value) must be equal; with `subset`, a checked
+ * member that is a list agrees when each of its entries is in the served one's (pins: every AF
+ * stm32-data gives is ST's, with the same number; an absent list is an empty one).
+ */
+function valueOf(plan: CrossPlan): ValueCheck {
+  const members = plan.compare
+  if (!members) return (s, c) => same(s.value, c.value)
+  const within = (s: unknown, c: unknown) => {
+    const mine = new Set((Array.isArray(s) ? s : []).map((x) => JSON.stringify(x)))
+    return (Array.isArray(c) ? c : []).every((x) => mine.has(JSON.stringify(x)))
   }
-  return { matches, unmatched }
+  return (s, c) => members.every((m) => (plan.subset && (Array.isArray(s.value[m]) || Array.isArray(c.value[m])) ? within(s.value[m], c.value[m]) : same(s.value[m], c.value[m])))
 }
+
+/** dma, clocks, pins: by name; the values agree by the rule (valueOf). */
+const byName =
+  (agrees: ValueCheck): Matcher =>
+  (served, checked) => {
+    const byKey = new Map(served.map((f) => [key(f.name), f]))
+    const matches: Match[] = []
+    const unmatched: DecodedFact[] = []
+    for (const c of checked) {
+      const s = byKey.get(key(c.name))
+      if (s) matches.push({ served: s, checked: [c], agree: agrees(s, c) })
+      else unmatched.push(c)
+    }
+    return { matches, unmatched }
+  }
 
 /**
  * Interrupts: one line by name and number agrees; the same name at another number disagrees; a

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { countTokens } from '../model/tokens.js'
 import type { Topic } from '../model/fact.js'
-import { SEED_VERSION, VERSION_TOPICS } from '../model/versions.js'
+import { DEPTH_VERSION, LATEST_VERSION, reaches, SEED_VERSION, VERSION_TOPICS, type ContractVersion } from '../model/versions.js'
 import type { CatalogEntity, TargetSummary } from '../model/catalog.js'
 import { queryTerms } from '../model/text.js'
 import { ContextParams as ContextSchema, type CatalogPartParams, type CatalogSearchParams, type ContextParams, type PartParams, type ResolveParams } from '../schemas/params.js'
@@ -21,6 +21,8 @@ const DEFAULT_MAX_TOKENS = 4000
 const DEFAULT_CANDIDATES = 10
 /** The topics answers list when the caller names none: the seed contract's. */
 const SEED_TOPICS = VERSION_TOPICS[SEED_VERSION]
+/** Cross-checked sources (the checked ones' evidence, `agreement`, `crossCheck`) came with 2026-12-01: an earlier version is served the first source of a rule alone. */
+const crossChecksIn = (v: ContractVersion) => reaches(v, DEPTH_VERSION)
 /** Every parameter that shapes a context answer, in the schema's order: the cache key. */
 const CONTEXT_PARAM_KEYS = Object.keys(ContextSchema.properties) as Array<keyof ContextParams>
 
@@ -248,27 +250,34 @@ export class HardwareFacts {
   private readonly resolutions = new WeakMap<CatalogEntity, Map<string, TopicAnswer>>()
 
   /** One topic's resolution for matched entities (also used by compare). */
-  topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): TopicAnswer {
-    if (entities.length !== 1 || pkg !== undefined) return this.resolveTopic(ix, entities, topic, limit, pkg)
+  topicResolution(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string, checks = true): TopicAnswer {
+    if (entities.length !== 1 || pkg !== undefined) return this.resolveTopic(ix, entities, topic, limit, pkg, checks)
     let byTopic = this.resolutions.get(entities[0]!)
     if (!byTopic) this.resolutions.set(entities[0]!, (byTopic = new Map()))
-    const key = `${topic}\0${limit}`
+    const key = `${topic}\0${limit}\0${checks}`
     let r = byTopic.get(key)
-    if (!r) byTopic.set(key, (r = this.resolveTopic(ix, entities, topic, limit)))
+    if (!r) byTopic.set(key, (r = this.resolveTopic(ix, entities, topic, limit, undefined, checks)))
     return r
   }
 
-  private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg?: string): TopicAnswer {
-    const { choices, packages } = ix.choices(entities, topic, pkg)
+  /** `checks`: whether the caller's version cross-checks a topic several kinds of source give (else the first kind is served alone). */
+  private resolveTopic(ix: CatalogIndex, entities: CatalogEntity[], topic: Topic, limit: number, pkg: string | undefined, checks: boolean): TopicAnswer {
+    const { choices: found, packages } = ix.choices(entities, topic, pkg)
+    let choices = found
     // The source exists but could not be read: that is not "no source" (not_covered).
     if (choices.length > 0 && choices.every((c) => c.target.failure)) {
       const failures = choices.map((c) => c.target.failure!)
       return { res: { status: 'source_failed', reason: `A source for ${topic} facts of this part is in this release but could not be read: ${failures.map((f) => `${f.file}${f.line ? ` line ${f.line}` : ''}: ${f.reason}`).join('; ')}`, failures } }
     }
-    if (choices.length === 1) return { res: { status: 'resolved', target: targetRef(choices[0]!, topic) }, choice: choices[0]! }
     const rule = choices.length > 1 ? ix.crossCheckRule(topic) : undefined
-    const plan = rule && planCrossCheck(choices.filter((c) => !c.target.failure), rule.order, rule.reason, (c) => ix.kindOf(c.target))
-    if (plan) return { res: { status: 'resolved', target: targetRef(plan.served, topic), crossCheck: crossCheckRef(plan, topic) }, choice: plan.served, plan }
+    if (rule) {
+      const { plan, leads } = planCrossCheck(choices.filter((c) => !c.target.failure), rule, (c) => ix.kindOf(c.target))
+      if (plan && !checks) return { res: { status: 'resolved', target: targetRef(plan.served, topic) }, choice: plan.served }
+      if (plan) return { res: { status: 'resolved', target: targetRef(plan.served, topic), crossCheck: crossCheckRef(plan, topic) }, choice: plan.served, plan }
+      // A target only checked against another is never served: it is no candidate either.
+      choices = choices.filter((c) => c.target.failure || leads.includes(c))
+    }
+    if (choices.length === 1) return { res: { status: 'resolved', target: targetRef(choices[0]!, topic) }, choice: choices[0]! }
     if (choices.length > 1) {
       const pkgs = [...new Set(choices.map((c) => c.package).filter(Boolean))]
       const hint =
@@ -284,14 +293,15 @@ export class HardwareFacts {
   }
 
   /** The part resolved for each topic of `list` (the topics of the caller's contract version), and its status over them. */
-  private resolveIn(ix: CatalogIndex, q: string, limit: number, list: readonly Topic[], query?: string) {
+  private resolveIn(ix: CatalogIndex, q: string, limit: number, version: ContractVersion, query?: string) {
+    const list = VERSION_TOPICS[version]
     const { key, matches } = ix.match(q)
     const entities = matches.map((m) => m.entity)
     const topics = {} as Record<Topic, TopicResolution>
     const choices = {} as Partial<Record<Topic, TargetChoice>>
     const checked = new Set<string>()
     for (const t of list) {
-      const r = this.topicResolution(ix, entities, t, limit)
+      const r = this.topicResolution(ix, entities, t, limit, undefined, crossChecksIn(version))
       topics[t] = r.res
       if (r.choice) choices[t] = r.choice
       for (const c of r.plan?.checked ?? []) checked.add(c.target.key)
@@ -317,16 +327,16 @@ export class HardwareFacts {
     return ranked.map((m) => ({ ...entitySummary(m.entity), why: WHY[m.how] }))
   }
 
-  /** `topics`: those of the caller's contract version (src/model/versions.ts), listed in this order. */
-  async resolve(p: ResolveParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
-    return this.resolveOn((await this.storeOf(p, reader)).store, p, topics)
+  /** `version`: the caller's contract version (src/model/versions.ts), whose topics are listed, in its order. */
+  async resolve(p: ResolveParams, reader?: ReleaseReader | null, version: ContractVersion = SEED_VERSION) {
+    return this.resolveOn((await this.storeOf(p, reader)).store, p, version)
   }
 
   /** resolve() in a release already chosen. */
-  resolveOn(store: ReleaseStore, p: ResolveParams, topics = SEED_TOPICS) {
+  resolveOn(store: ReleaseStore, p: ResolveParams, version: ContractVersion = SEED_VERSION) {
     const ix = this.index(store)
     const limit = p.candidate_limit ?? DEFAULT_CANDIDATES
-    const r = this.resolveIn(ix, p.q, limit, topics, p.query)
+    const r = this.resolveIn(ix, p.q, limit, version, p.query)
     const single = r.matches.length === 1 ? r.matches[0]! : undefined
     const { items, page } = this.cursors.listPage(r.ranked, limit, store.manifest.id, CursorCodec.bind(['resolve', r.key, p.query]), p.cursor)
     return {
@@ -402,8 +412,9 @@ export class HardwareFacts {
       }))
   }
 
-  async catalogPart(p: CatalogPartParams, topics = SEED_TOPICS) {
-    const { store, ix, r } = await this.lookup(p.part, topics)
+  async catalogPart(p: CatalogPartParams, version: ContractVersion = SEED_VERSION) {
+    const topics = VERSION_TOPICS[version]
+    const { store, ix, r } = await this.lookup(p.part, version)
     const single = r.matches.length === 1 ? r.matches[0]!.entity : undefined
     const documents: Record<string, unknown> = {}
     for (const t of topics) documents[t] = r.topics[t]
@@ -420,20 +431,21 @@ export class HardwareFacts {
   }
 
   /** The release a request reads, its catalog index, and the part resolved in it. */
-  private async lookup(part: string, topics: readonly Topic[], corpusRelease?: string, reader?: ReleaseReader | null) {
+  private async lookup(part: string, version: ContractVersion, corpusRelease?: string, reader?: ReleaseReader | null) {
     const store = await this.store(corpusRelease, reader)
     const ix = this.index(store)
-    return { store, ix, r: this.resolveIn(ix, part, DEFAULT_CANDIDATES, topics) }
+    return { store, ix, r: this.resolveIn(ix, part, DEFAULT_CANDIDATES, version) }
   }
 
-  async coverage(p: PartParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
-    return this.coverageOn(await this.store(p.corpus_release, reader), p, topics)
+  async coverage(p: PartParams, reader?: ReleaseReader | null, version: ContractVersion = SEED_VERSION) {
+    return this.coverageOn(await this.store(p.corpus_release, reader), p, version)
   }
 
   /** coverage() in a release already chosen. */
-  coverageOn(store: ReleaseStore, p: PartParams, list = SEED_TOPICS) {
+  coverageOn(store: ReleaseStore, p: PartParams, version: ContractVersion = SEED_VERSION) {
     const ix = this.index(store)
-    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES, list)
+    const list = VERSION_TOPICS[version]
+    const r = this.resolveIn(ix, p.part, DEFAULT_CANDIDATES, version)
     const topics: Record<string, unknown> = {}
     for (const t of list) {
       const res = r.topics[t]
@@ -453,8 +465,9 @@ export class HardwareFacts {
     }
   }
 
-  async sources(p: PartParams, reader?: ReleaseReader | null, topics = SEED_TOPICS) {
-    const { store, ix, r } = await this.lookup(p.part, topics, p.corpus_release, reader)
+  async sources(p: PartParams, reader?: ReleaseReader | null, version: ContractVersion = SEED_VERSION) {
+    const topics = VERSION_TOPICS[version]
+    const { store, ix, r } = await this.lookup(p.part, version, p.corpus_release, reader)
     const byTopic: Record<string, unknown> = {}
     for (const t of topics) {
       const res = r.topics[t]
@@ -534,12 +547,14 @@ export class HardwareFacts {
    * immutable and cursors are deterministic, so the same parameters on the same release always give
    * the same body: answers are kept in a byte-bounded LRU keyed by release and parameters.
    */
-  async context(p: ContextParams, reader?: ReleaseReader | null): Promise<ContextResult> {
+  /** `version`: the caller's contract version; in-process callers (MCP) get the latest. */
+  async context(p: ContextParams, reader?: ReleaseReader | null, version: ContractVersion = LATEST_VERSION): Promise<ContextResult> {
     if (p.revision !== undefined && p.silicon_revision !== undefined && canonicalRevision(p.revision) !== canonicalRevision(p.silicon_revision))
       throw new ServiceError('INVALID_PARAMETER', 'revision (deprecated) and silicon_revision disagree; send silicon_revision only.', 'revision')
     const { store, decoded } = await this.storeOf(p, reader)
     const deprecatedRevision = p.revision !== undefined
-    const body = await this.cached(() => answerKey('context', store.manifest.id, CONTEXT_PARAM_KEYS, p), () => this.contextIn(store, p, decoded))
+    const checks = crossChecksIn(version)
+    const body = await this.cached(() => answerKey(`context@${checks}`, store.manifest.id, CONTEXT_PARAM_KEYS, p), () => this.contextIn(store, p, decoded, checks))
     return { body, deprecatedRevision }
   }
 
@@ -559,12 +574,12 @@ export class HardwareFacts {
     return r
   }
 
-  private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined): Promise<string> {
+  private async contextIn(store: ReleaseStore, p: ContextParams, decoded: DecodedCursor | undefined, checks: boolean): Promise<string> {
     const ask = contextAsk(p)
     const ix = this.index(store)
     // Only the asked topic is resolved: the other three, and candidate ranking, are not needed here.
     const { key, matches } = ix.match(p.part)
-    const { res, choice, plan } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package)
+    const { res, choice, plan } = this.topicResolution(ix, matches.map((m) => m.entity), p.topic, DEFAULT_CANDIDATES, p.package, checks)
     const cross = plan?.checked.length ? await this.crossChecked(store, p.topic, plan) : undefined
     const head = contextHead(store.manifest.id, p, matches, res, choice, plan && cross ? { plan, cross } : undefined, ask.filters)
     const env = new Envelope(head, ask.notes, new TokenPager(ask.limit, ask.maxTokens))

@@ -51,6 +51,7 @@ function expectSchema(r: AdapterResult): void {
 
 interface Chip {
   name: string
+  packages: { name: string; package: string }[]
   memory: { name: string; kind: string; address: number; size: number }[][]
   cores: {
     name: string
@@ -68,11 +69,12 @@ describe.skipIf(!haveWorld)('stm32-data: STM32F407VG', () => {
   const core = chip.cores[0]!
   const usart1 = core.peripherals.find((p) => p.name === 'USART1')!
 
-  it('one target with the four topics; the chip and its packages link to it', () => {
+  it('one target with the four topics, a pins target per package; the chip and its packages link to the first, each package to its pins', () => {
     expect(r.problems).toEqual([])
-    expect(r.targets.map((t) => [t.key, t.topics])).toEqual([[key, ['clocks', 'dma', 'interrupts', 'memory']]])
-    expect(r.partNumbers!.map((p) => p.name)).toEqual([chip.name, ...(JSON.parse(raw(path)) as { packages: { name: string }[] }).packages.map((p) => p.name)])
-    for (const p of r.partNumbers!) expect(p.targets).toEqual([key])
+    const packages = chip.packages
+    expect(r.targets.map((t) => [t.key, t.topics, t.packages])).toEqual([[key, ['clocks', 'dma', 'interrupts', 'memory'], undefined], ...packages.map((p) => [`stm32-data:${p.name}`, ['pins'], [p.package]])])
+    expect(r.partNumbers!.map((p) => p.name)).toEqual([chip.name, ...packages.map((p) => p.name)])
+    expect(r.partNumbers!.map((p) => p.targets)).toEqual([[key], ...packages.map((p) => [key, `stm32-data:${p.name}`])])
     expectSchema(r)
   })
 
@@ -135,7 +137,9 @@ describe.skipIf(!haveWorld)('stm32-data: a multi-core chip (STM32WL55JC: cm4 and
     expect(r.targets.map((t) => [t.key, t.topics, t.identity?.core])).toEqual([
       ['stm32-data:STM32WL55JC', ['memory'], undefined],
       ['stm32-data:STM32WL55JC@cm4', ['clocks', 'dma', 'interrupts'], 'cm4'],
-      ['stm32-data:STM32WL55JC@cm0p', ['clocks', 'dma', 'interrupts'], 'cm0p']
+      ['stm32-data:STM32WL55JC@cm0p', ['clocks', 'dma', 'interrupts'], 'cm0p'],
+      // Pins are the package's, whichever core drives them.
+      ...chip.packages.map((p) => [`stm32-data:${p.name}`, ['pins'], undefined])
     ])
     expectSchema(r)
   })

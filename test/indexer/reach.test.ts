@@ -117,7 +117,9 @@ describe('curation file', () => {
         crossCheck: [
           { topic: 'memory', order: ['probe-rs-target', 'modm-device'], reason: 'ok' },
           { topic: 'memory', order: ['modm-device', 'probe-rs-target'], reason: 'twice' },
-          { topic: 'interrupts', order: ['cmsis-svd'], reason: 'one kind' }
+          { topic: 'interrupts', order: ['cmsis-svd'], reason: 'one kind' },
+          { topic: 'pins', order: ['a', 'b'], compare: [], subset: 'yes', reason: 'bad compare' },
+          { topic: 'dma', order: ['a', 'b'], subset: true, reason: 'subset of what' }
         ],
         extra: []
       })
@@ -138,7 +140,10 @@ describe('curation file', () => {
       'acknowledged[0]: line must be a line number (an integer ≥ 1)',
       'acknowledged[1]: reason must say why (a non-empty string)',
       'crossCheck[1]: topic memory has a rule already',
-      'crossCheck[2]: order must list two or more distinct source kinds'
+      'crossCheck[2]: order must list two or more distinct source kinds',
+      'crossCheck[3]: compare must list one or more distinct value members',
+      'crossCheck[3]: subset must be true or left out',
+      'crossCheck[4]: subset needs compare (the lists it applies to)'
     ])
   })
 

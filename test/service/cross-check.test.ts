@@ -41,9 +41,10 @@ const plan = (checked: TargetChoice[]) => ({ served: choice('chip', CHIP), check
 describe('cross-check plan', () => {
   const kinds: Record<string, string> = { [CHIP]: 'stm32-data-chip', [SVD]: 'cmsis-svd', 'b.svd': 'cmsis-svd', 'p.yaml': 'probe-rs-target' }
   const kindOf = (c: TargetChoice) => kinds[c.target.sourcePath]!
+  const rule = (order: string[]) => ({ order, reason: 'why' })
 
   it('serves the first kind of the rule the part has and checks each other kind', () => {
-    const p = planCrossCheck([choice('svd', SVD), choice('chip', CHIP), choice('probe', 'p.yaml')], ['stm32-data-chip', 'cmsis-svd'], 'why', kindOf)!
+    const p = planCrossCheck([choice('svd', SVD), choice('chip', CHIP), choice('probe', 'p.yaml')], rule(['stm32-data-chip', 'cmsis-svd']), kindOf).plan!
     expect(p.served.target.key).toBe('chip')
     // A kind the rule does not list is checked after those it lists.
     expect(p.checked.map((c) => c.target.key)).toEqual(['svd', 'probe'])
@@ -51,8 +52,8 @@ describe('cross-check plan', () => {
   })
 
   it('never picks: two targets of the served kind give no plan; two of a checked kind are left unchecked', () => {
-    expect(planCrossCheck([choice('svd', SVD), choice('svd2', 'b.svd')], ['cmsis-svd', 'stm32-data-chip'], 'why', kindOf)).toBeUndefined()
-    const p = planCrossCheck([choice('svd', SVD), choice('svd2', 'b.svd'), choice('chip', CHIP)], ['stm32-data-chip', 'cmsis-svd'], 'why', kindOf)!
+    expect(planCrossCheck([choice('svd', SVD), choice('svd2', 'b.svd')], rule(['cmsis-svd', 'stm32-data-chip']), kindOf).plan).toBeUndefined()
+    const p = planCrossCheck([choice('svd', SVD), choice('svd2', 'b.svd'), choice('chip', CHIP)], rule(['stm32-data-chip', 'cmsis-svd']), kindOf).plan!
     expect(p.checked).toEqual([])
     expect(p.unchecked).toEqual([{ kind: 'cmsis-svd', targets: ['svd', 'svd2'] }])
   })
@@ -134,5 +135,48 @@ describe('cross-check by name (dma, clocks)', () => {
     const b = [fact('dma', 'USART1.TX', { options: [{ controller: 'DMA2', channel: 7, request: 4 }] }, 'm.xml', 1), fact('dma', 'USART1.RX', { options: [{ controller: 'DMA2', channel: 2, request: 4 }] }, 'm.xml', 2)]
     const r = await crossCheck(store({ chip: a, modm: b }), 'dma', plan([choice('modm', 'm.xml')]))
     expect({ agree: r.agree, disagree: r.disagree }).toEqual({ agree: 1, disagree: 1 })
+  })
+})
+
+describe('cross-check of pins: per package, on the members the rule compares', () => {
+  const ST = 'pins/stm32/mcu/X.xml'
+  const kinds: Record<string, string> = { [ST]: 'stm32-pin-data-mcu', [CHIP]: 'stm32-data-chip' }
+  const kindOf = (c: TargetChoice) => kinds[c.target.sourcePath]!
+  const pinChoice = (key: string, path: string, pkg: string): TargetChoice => ({ ...choice(key, path), package: pkg })
+  const order = { order: ['stm32-pin-data-mcu', 'stm32-data-chip'], reason: 'why' }
+
+  it('plans within one package; several packages or two served targets of one: no plan, and only the served kind are candidates', () => {
+    const one = planCrossCheck([pinChoice('st', ST, 'LQFP48'), pinChoice('sd', CHIP, 'LQFP48')], order, kindOf)
+    expect([one.plan?.served.target.key, one.plan?.checked.map((c) => c.target.key)]).toEqual(['st', ['sd']])
+    const two = planCrossCheck([pinChoice('st', ST, 'LQFP48'), pinChoice('st2', ST, 'UFQFPN48'), pinChoice('sd', CHIP, 'LQFP48'), pinChoice('sd2', CHIP, 'UFQFPN48')], order, kindOf)
+    expect(two.plan).toBeUndefined()
+    expect(two.leads.map((c) => c.target.key)).toEqual(['st', 'st2'])
+    // A package only the checked kind gives: its target leads there.
+    expect(planCrossCheck([pinChoice('st', ST, 'LQFP48'), pinChoice('sd2', CHIP, 'UFQFPN48')], order, kindOf).leads.map((c) => c.target.key)).toEqual(['st', 'sd2'])
+  })
+
+  const pin = (name: string, position: string, afs: Array<[number, string]>, path: string) =>
+    fact('pins', name, { label: name, package: 'LQFP48', position, positions: [position], type: 'I/O', signals: afs.map(([, s]) => s), alternateFunctions: afs.map(([af, signal]) => ({ af, signal })) }, path, 1)
+  const st = [pin('PA9', '30', [[1, 'TIM1_CH2'], [7, 'USART1_TX'], [15, 'EVENTOUT']], ST), pin('PA10', '31', [[7, 'USART1_RX']], ST)]
+  const r2 = (r: { agree: number; disagree: number }) => ({ agree: r.agree, disagree: r.disagree })
+  const sdPlan = (rule: Partial<{ compare: string[]; subset: boolean }>) => ({ served: choice('st', ST), checked: [choice('sd', CHIP)], reason: 'rule', unchecked: [], ...rule })
+
+  it('compare + subset: a checked list within the served one agrees, whatever else differs; an AF the served fact lacks disagrees', async () => {
+    // stm32-data gives no EVENTOUT, and writes the position otherwise: still agreeing.
+    const sd = [pin('PA9', '030', [[1, 'TIM1_CH2'], [7, 'USART1_TX']], CHIP), pin('PA10', '31', [[7, 'USART1_RX'], [8, 'UART4_CTS']], CHIP)]
+    const r = await crossCheck(store({ st, sd }), 'pins', sdPlan({ compare: ['alternateFunctions'], subset: true }))
+    expect({ agree: r.agree, disagree: r.disagree }).toEqual({ agree: 1, disagree: 1 })
+    expect(r.discrepancies.map((d) => [d.name, d.facts[1].scope.source, d.facts[1].value.alternateFunctions])).toEqual([['PA10', CHIP, [{ af: 7, signal: 'USART1_RX' }, { af: 8, signal: 'UART4_CTS' }]]])
+    const pa9 = JSON.parse(crossCheckedRow({ ord: 0, score: 0, tokens: 1, body: JSON.stringify(st[0]) }, r).body) as DecodedFact
+    expect([pa9.agreement, pa9.evidence.map((e) => e.sourcePath)]).toEqual(['agree', [ST, CHIP]])
+  })
+
+  it('without subset the compared members must be equal; without compare, the whole value', async () => {
+    const sd = [pin('PA9', '30', [[1, 'TIM1_CH2'], [7, 'USART1_TX']], CHIP), pin('PA10', '99', [[7, 'USART1_RX']], CHIP)]
+    const equal = await crossCheck(store({ st, sd }), 'pins', sdPlan({ compare: ['alternateFunctions'] }))
+    expect(r2(equal)).toEqual({ agree: 1, disagree: 1 })
+    expect(equal.discrepancies.map((d) => d.name)).toEqual(['PA9'])
+    const whole = await crossCheck(store({ st, sd }), 'pins', sdPlan({}))
+    expect(r2(whole)).toEqual({ agree: 0, disagree: 2 })
   })
 })

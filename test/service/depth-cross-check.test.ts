@@ -23,7 +23,12 @@ const PROBE_NRF = 'targets/probe-rs/nRF52_Series.yaml'
 const MODM_NRF = 'devices/modm/nrf/nrf52840.xml'
 const F334 = 'chips/stm32-data/STM32F334C4.json'
 const F334_SVD = 'svd/STMicro/stm32f3/STM32F3x4.svd'
-const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd', F334, F334_SVD]
+const ST_F407 = 'pins/stm32/mcu/STM32F407V(E-G)Tx.xml'
+const ST_F407_GPIO = 'pins/stm32/mcu/IP/GPIO-STM32F417_gpio_v1_0_Modes.xml'
+const G441 = 'chips/stm32-data/STM32G441CB.json'
+const ST_G441 = 'pins/stm32/mcu/STM32G441CBTx.xml'
+const ST_G441_GPIO = 'pins/stm32/mcu/IP/GPIO-STM32G43x_gpio_v1_0_Modes.xml'
+const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd', F334, F334_SVD, ST_F407, ST_F407_GPIO, G441, ST_G441, ST_G441_GPIO]
 
 type Obj = Record<string, any>
 const raw = (path: string) => readFileSync(join(WORLD, path), 'utf8')
@@ -31,8 +36,44 @@ const tmp = scratchDirs()
 let facts: HardwareFacts
 let repo: SqliteRepository
 
-async function page(part: string, topic: 'interrupts' | 'memory', extra: Obj = {}): Promise<Obj> {
-  return JSON.parse((await facts.context({ part, topic, limit: 50, max_tokens: 16000, ...extra })).body) as Obj
+async function page(part: string, topic: 'interrupts' | 'memory' | 'pins', extra: Obj = {}, version?: '2026-08-26'): Promise<Obj> {
+  return JSON.parse((await facts.context({ part, topic, limit: 50, max_tokens: 16000, ...extra }, null, version)).body) as Obj
+}
+
+/**
+ * The alternate functions of one package from ST's pin data, by GPIO name: each `<Pin>` of the MCU
+ * file with the `GPIO_AFn_…` values its GPIO modes file gives the signals the pin lists (EVENTOUT
+ * where its GPIO signal offers it). `AF signal` strings.
+ */
+function stAlternateFunctions(mcu: string, modes: string): Map<string, Set<string>> {
+  const afs = new Map<string, Array<[string, number]>>()
+  for (const m of raw(modes).matchAll(/<GPIO_Pin [^>]*Name="([^"]+)">([\s\S]*?)<\/GPIO_Pin>/g))
+    afs.set(m[1]!, [...m[2]!.matchAll(/<PinSignal Name="([^"]+)">[\s\S]*?<PossibleValue>GPIO_AF(\d+)_/g)].map((x) => [x[1]!, Number(x[2])]))
+  const out = new Map<string, Set<string>>()
+  for (const m of raw(mcu).matchAll(/<Pin Name="(P[A-Z]\d+)[^"]*"[^>]*?(?:\/>|>([\s\S]*?)<\/Pin>)/g)) {
+    const label = m[0].match(/Name="([^"]+)"/)![1]!
+    const signals = [...(m[2] ?? '').matchAll(/<Signal (?:IOModes="([^"]*)" )?Name="([^"]+)"/g)]
+    const listed = new Set(signals.map((x) => x[2]!))
+    if (signals.some((x) => x[1]?.includes('EVENTOUT'))) listed.add('EVENTOUT')
+    const set = out.get(m[1]!) ?? new Set<string>()
+    for (const [sig, af] of afs.get(label) ?? []) if (listed.has(sig)) set.add(`${af} ${sig}`)
+    out.set(m[1]!, set)
+  }
+  return out
+}
+
+/** The alternate functions of a chip file's pins (`cores[].peripherals[].pins` with an `af`), as `AF signal` strings spelled as ST does (SPIn's `I2S_CK` is ST's `I2Sn_CK`). */
+function chipAlternateFunctions(path: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const core of (JSON.parse(raw(path)) as Obj).cores)
+    for (const p of core.peripherals)
+      for (const q of p.pins ?? []) {
+        if (q.af === undefined) continue
+        const spi = /^SPI(\d+)$/.exec(p.name)
+        const signal = spi && q.signal.startsWith('I2S_') ? `I2S${spi[1]}_${q.signal.slice(4)}` : `${p.name}_${q.signal}`
+        out.set(q.pin, (out.get(q.pin) ?? new Set()).add(`${q.af} ${signal}`))
+      }
+  return out
 }
 
 /** The source line an evidence locator names, and the few after it (an element's opening line, then its members). */
@@ -51,6 +92,15 @@ function extents(regions: Array<{ kind: string; start: number; size: number }>):
   }
   return out.map((e) => `${e.kind} ${e.start.toString(16)}-${e.end.toString(16)}`)
 }
+
+/** Per GPIO pin a package of the chip file and ST's pin data both give: whether every AF of the chip file is ST's. */
+function verdicts(mcu: string, modes: string, chipPath: string, pkg: number): Map<string, boolean> {
+  const st = stAlternateFunctions(mcu, modes)
+  const sd = chipAlternateFunctions(chipPath)
+  const names = new Set(((JSON.parse(raw(chipPath)) as Obj).packages[pkg].pins as Obj[]).flatMap((p) => p.signals as string[]).filter((n) => /^P[A-Z]\d+$/.test(n) && st.has(n)))
+  return new Map([...names].map((n) => [n, [...(sd.get(n) ?? [])].every((x) => st.get(n)!.has(x))]))
+}
+const disagreeing = (v: Map<string, boolean>) => [...v.values()].filter((x) => !x).length
 
 describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-corpus files)', () => {
   const chip = () => JSON.parse(raw(CHIP)) as Obj
@@ -151,8 +201,11 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
 
   it('/v1/discrepancies lists the checked topics and no disagreement where the sources agree; an unknown part is not_found with suggestions', async () => {
     const d = (await facts.discrepancies({ part: 'STM32F407VG' })) as Obj
-    expect(d.checked.map((c: Obj) => c.topic).sort()).toEqual(['interrupts', 'memory'])
-    expect(d).toMatchObject({ status: 'resolved', count: 0, discrepancies: [] })
+    expect(d.checked.map((c: Obj) => c.topic).sort()).toEqual(['interrupts', 'memory', 'pins'])
+    // Interrupts and memory agree; the pins that differ are the only disagreements.
+    const pins = disagreeing(verdicts(ST_F407, ST_F407_GPIO, CHIP, 0))
+    expect(d).toMatchObject({ status: 'resolved', count: pins })
+    expect(d.discrepancies.every((x: Obj) => x.topic === 'pins')).toBe(true)
     const unknown = (await facts.discrepancies({ part: 'STM32F407ZZ' })) as Obj
     expect(unknown.status).toBe('not_found')
     expect(unknown.suggestions.length).toBeGreaterThan(0)
@@ -182,5 +235,52 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
     const a = (await facts.context({ part: 'STM32F407VG', topic: 'interrupts', limit: 50, max_tokens: 16000 })).body
     const fresh = new HardwareFacts(repo, 'test-secret', { contextCacheBytes: 0 })
     expect((await fresh.context({ part: 'STM32F407VG', topic: 'interrupts', limit: 50, max_tokens: 16000 })).body).toBe(a)
+  })
+
+  describe('pins: ST\'s pin data served, stm32-data checked on the alternate functions', () => {
+    it('STM32F407VG (LQFP100) PA9: AF7 USART1_TX in both, one fact with both sources\' evidence; the package\'s counts', async () => {
+      const usart = (chip().cores[0].peripherals as Obj[]).find((p) => p.name === 'USART1')!.pins.find((q: Obj) => q.pin === 'PA9' && q.signal === 'TX')
+      expect(usart.af).toBe(7)
+      expect(stAlternateFunctions(ST_F407, ST_F407_GPIO).get('PA9')).toContain('7 USART1_TX')
+      expect(chip().packages[0]).toMatchObject({ name: 'STM32F407VGTx', package: 'LQFP100' })
+      const b = await page('STM32F407VGTx', 'pins', { fact_names: 'PA9' })
+      expect(b.target).toMatchObject({ key: 'stm32:STM32F407V(E-G)Tx', package: 'LQFP100' })
+      expect(b.crossCheck.checked.map((c: Obj) => c.source.path)).toEqual([CHIP])
+      const v = verdicts(ST_F407, ST_F407_GPIO, CHIP, 0)
+      expect({ agree: b.crossCheck.agree, disagree: b.crossCheck.disagree }).toEqual({ agree: v.size - disagreeing(v), disagree: disagreeing(v) })
+      const [pa9] = b.facts as Obj[]
+      expect(pa9).toMatchObject({ name: 'PA9', agreement: 'agree', scope: { package: 'LQFP100' } })
+      expect(pa9!.value.alternateFunctions).toContainEqual({ af: 7, signal: 'USART1_TX' })
+      expect([...new Set(pa9!.evidence.map((e: Obj) => e.sourcePath))]).toEqual([ST_F407, ST_F407_GPIO, CHIP])
+      const chipEvidence = pa9!.evidence.filter((e: Obj) => e.sourcePath === CHIP)
+      expect(located(chipEvidence[0])).toContain('"PA9"')
+      expect(chipEvidence.map((e: Obj) => located(e)).join('\n')).toMatch(/"pin": "PA9",\s*"signal": "TX",\s*"af": 7/)
+    })
+
+    it('a real disagreement: stm32-data gives STM32G441CB PB7 UART4_CTS on AF14, ST\'s pin data no UART4 on the part; each source\'s fact, scoped to it', async () => {
+      const v = verdicts(ST_G441, ST_G441_GPIO, G441, (JSON.parse(raw(G441)) as Obj).packages.findIndex((p: Obj) => p.name === 'STM32G441CBTx'))
+      expect(v.get('PB7')).toBe(false)
+      expect(chipAlternateFunctions(G441).get('PB7')).toContain('14 UART4_CTS')
+      expect(raw(ST_G441)).not.toContain('UART4')
+      const d = (await facts.discrepancies({ part: 'STM32G441CBTx', topic: 'pins', limit: 50 })) as Obj
+      expect(d.count).toBe(disagreeing(v))
+      const pb7 = (d.discrepancies as Obj[]).find((x) => x.name === 'PB7')!
+      expect(pb7.facts.map((f: Obj) => [f.scope.source, f.agreement])).toEqual([[ST_G441, 'disagree'], [G441, 'disagree']])
+      expect(pb7.facts[1].value.alternateFunctions).toContainEqual({ af: 14, signal: 'UART4_CTS' })
+      expect(pb7.facts[0].value.alternateFunctions).not.toContainEqual(expect.objectContaining({ signal: 'UART4_CTS' }))
+    })
+
+    it('the seed contract (2026-08-26) is served ST\'s pins alone, as before: no crossCheck, no agreement, ST\'s evidence only', async () => {
+      const b = await page('STM32F407VGTx', 'pins', { fact_names: 'PA9' }, '2026-08-26')
+      expect(b.target.key).toBe('stm32:STM32F407V(E-G)Tx')
+      expect(b.crossCheck).toBeUndefined()
+      expect(b.facts[0].agreement).toBeUndefined()
+      expect([...new Set(b.facts[0].evidence.map((e: Obj) => e.sourcePath))]).toEqual([ST_F407, ST_F407_GPIO])
+      const seed = (await facts.coverage({ part: 'STM32F407VG' })) as Obj
+      expect(seed.topics.pins).toMatchObject({ status: 'covered', target: { key: 'stm32:STM32F407V(E-G)Tx' } })
+      expect(seed.topics.pins.crossCheck).toBeUndefined()
+      const depth = (await facts.coverage({ part: 'STM32F407VG' }, null, '2026-12-01')) as Obj
+      expect(depth.topics.pins.crossCheck.checked.map((c: Obj) => c.key)).toEqual(['stm32-data:STM32F407VGTx'])
+    })
   })
 })

@@ -1,6 +1,6 @@
 /**
  * Resolve and emit stages of an stm32-data chip file's facts: `interrupts`, `dma` and `clocks` of
- * each core, `memory` of the chip. Each fact's evidence is the JSON pointer of what it is read
+ * each core, `memory` of the chip, `pins` of each package entry (stm32-data/pins.ts). Each fact's evidence is the JSON pointer of what it is read
  * from and the line that pointer is on.
  *
  * Targets: a single-core chip is one target (`stm32-data:STM32F407VG`). A multi-core chip's cores
@@ -15,6 +15,7 @@ import { SourceLines } from '../evidence.js'
 import { address, type MemoryValue } from '../memory.js'
 import type { LoadedArtifact } from '../types.js'
 import type { Chip, ChipCore, ChipDmaEntry, ChipRcc, MemoryRegion, RccField } from './chip.js'
+import { packagePinFacts } from './pins.js'
 
 export const TARGET_PREFIX = 'stm32-data:'
 
@@ -26,6 +27,8 @@ export interface ChipFacts {
   chipTarget?: string
   /** Per core of a multi-core chip: its name and its target's key. */
   coreTargets: { core: string; key: string }[]
+  /** Per package entry (`STM32F407VGTx`) with pins: its pins target's key (in `targets`). */
+  pinTargets: Map<string, string>
 }
 
 interface Emit {
@@ -33,6 +36,21 @@ interface Emit {
   text: SourceLines
   line: (ptr: string) => number
   problems: ParseProblem[]
+}
+
+/**
+ * Evidence of the member at `ptr` whose value is `value`: its excerpt spans the lines the value
+ * takes in the file, which the generator writes as JSON.stringify(…, null, 2) does.
+ */
+function evidenceAt(e: Emit, ptr: string, value: unknown): Evidence {
+  const line = e.line(ptr)
+  const span = JSON.stringify(value, null, 2).split('\n').length
+  return { sourceSha256: e.a.sha256, sourcePath: e.a.path, locator: `line ${line}: ${ptr}`, excerpt: e.text.excerpt(line, span) }
+}
+
+/** Reports a member that cannot be read; the rest of the file still is. */
+const badAt = (e: Emit) => (ptr: string, what: string) => {
+  e.problems.push({ file: e.a.path, line: e.line(ptr), reason: `${ptr}: ${what}; not read` })
 }
 
 class TargetFacts {
@@ -45,14 +63,8 @@ class TargetFacts {
     private readonly e: Emit
   ) {}
 
-  /**
-   * Evidence of the member at `ptr` whose value is `value`: its excerpt spans the lines the value
-   * takes in the file, which the generator writes as JSON.stringify(…, null, 2) does.
-   */
   evidence(ptr: string, value: unknown): Evidence {
-    const line = this.e.line(ptr)
-    const span = JSON.stringify(value, null, 2).split('\n').length
-    return { sourceSha256: this.e.a.sha256, sourcePath: this.e.a.path, locator: `line ${line}: ${ptr}`, excerpt: this.e.text.excerpt(line, span) }
+    return evidenceAt(this.e, ptr, value)
   }
 
   push(topic: Topic, name: string, value: Record<string, unknown>, evidence: Evidence[], peripherals?: string[]): void {
@@ -84,7 +96,7 @@ export function chipFacts(a: LoadedArtifact, chip: Chip, lines: ReadonlyMap<stri
     emitCore(t, c, `/cores/${i}`, e)
     return { core: c.name, t }
   })
-  const out: ChipFacts = { targets: [], facts: [], coreTargets: [] }
+  const out: ChipFacts = { targets: [], facts: [], coreTargets: [], pinTargets: new Map() }
   const identity = { vendor: 'STMicroelectronics', series: chip.family }
   const chipTarget = chipT.target(multi ? identity : { ...identity, ...(chip.cores[0] ? { core: chip.cores[0].name } : {}) })
   if (chipTarget) {
@@ -100,11 +112,25 @@ export function chipFacts(a: LoadedArtifact, chip: Chip, lines: ReadonlyMap<stri
       for (const f of t.facts) out.facts.push(f)
       out.coreTargets.push({ core, key: target.key })
     }
+  emitPins(e, chip, { ...identity, ...(multi || !chip.cores[0] ? {} : { core: chip.cores[0].name }) }, out)
   return out
 }
 
+/** `pins`: a target per package entry, named as the entry (`stm32-data:STM32F407VGTx`), as ST's pin data names its package's file. */
+function emitPins(e: Emit, chip: Chip, identity: DocumentTarget['identity'], out: ChipFacts): void {
+  const pkgs = new Map(chip.packages.map((p) => [TARGET_PREFIX + p.name, p]))
+  const facts = packagePinFacts(chip, (p) => TARGET_PREFIX + p.name, { evidence: (ptr, value) => evidenceAt(e, ptr, value), bad: badAt(e) })
+  const keys = [...new Set(facts.map((f) => f.target))]
+  for (const key of keys) {
+    const p = pkgs.get(key)!
+    out.targets.push({ key, topics: ['pins'], device: p.name, sourceSha256: e.a.sha256, sourcePath: e.a.path, packages: [p.package], identity })
+    out.pinTargets.set(p.name, key)
+  }
+  for (const f of facts) out.facts.push(f)
+}
+
 function emitCore(t: TargetFacts, core: ChipCore, at: string, e: Emit): void {
-  const bad = (ptr: string, what: string) => e.problems.push({ file: e.a.path, line: e.line(ptr), reason: `${ptr}: ${what}; not read` })
+  const bad = badAt(e)
   // interrupts: each line of the core's table, with the peripherals whose interrupts name it.
   const raisedBy = new Map<string, Set<string>>()
   for (const p of core.peripherals ?? [])

@@ -19,7 +19,7 @@ export default async function contextRoute(app: FastifyInstance, { facts }: { fa
     response: ContextResponse,
     scope: 'facts:read',
     handler: async (p, req, reply) => {
-      const r = await facts.context(p, req.apiKey)
+      const r = await facts.context(p, req.apiKey, req.contractVersion)
       if (r.deprecatedRevision) reply.header('Deprecation', REVISION_DEPRECATED).header('Link', '</openapi.json>; rel="deprecation"')
       return reply.type(JSON_TYPE).send(r.body)
     }

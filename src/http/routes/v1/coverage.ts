@@ -13,6 +13,6 @@ export default async function coverageRoute(app: FastifyInstance, { facts }: { f
     querystring: PartParams,
     response: CoverageResponse,
     scope: 'facts:read',
-    handler: cachedAnswer(facts, 'coverage', PartParams, (store, p, topics) => facts.coverageOn(store, p, topics))
+    handler: cachedAnswer(facts, 'coverage', PartParams, (store, p, v) => facts.coverageOn(store, p, v))
   })
 }

@@ -9,7 +9,7 @@ export default async function discrepanciesRoute(app: FastifyInstance, { facts }
     operationId: 'getDiscrepancies',
     summary: 'Where the sources of a part disagree',
     description:
-      'For each topic several kinds of source give for this part (interrupts: stm32-data and the SVD; memory: stm32-data, probe-rs, modm-devices): which source is served, which are checked against it, how many facts agree, and every disagreement with both values and evidences.',
+      'For each topic several kinds of source give for this part (interrupts: stm32-data and the SVD; memory: stm32-data, probe-rs, modm-devices; pins: ST\'s pin data and stm32-data, on the alternate functions): which source is served, which are checked against it, how many facts agree, and every disagreement with both values and evidences.',
     querystring: DiscrepanciesParams,
     response: DiscrepanciesResponse,
     scope: 'facts:read',

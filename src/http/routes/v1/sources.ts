@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { VERSION_TOPICS } from '../../../model/versions.js'
 import { PartParams } from '../../../schemas/params.js'
 import { SourcesResponse } from '../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../service/facts.js'
@@ -14,6 +13,6 @@ export default async function sourcesRoute(app: FastifyInstance, { facts }: { fa
     querystring: PartParams,
     response: SourcesResponse,
     scope: 'facts:read',
-    handler: (p, req) => facts.sources(p, req.apiKey, VERSION_TOPICS[req.contractVersion])
+    handler: (p, req) => facts.sources(p, req.apiKey, req.contractVersion)
   })
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { VERSION_TOPICS } from '../../../../model/versions.js'
 import { CatalogPartParams } from '../../../../schemas/params.js'
 import { CatalogPartResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
@@ -14,6 +13,6 @@ export default async function catalogPartRoute(app: FastifyInstance, { facts }: 
     querystring: CatalogPartParams,
     response: CatalogPartResponse,
     scope: 'facts:read',
-    handler: (p, req) => facts.catalogPart(p, VERSION_TOPICS[req.contractVersion])
+    handler: (p, req) => facts.catalogPart(p, req.contractVersion)
   })
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { VERSION_TOPICS } from '../../../../model/versions.js'
 import { CatalogSearchParams } from '../../../../schemas/params.js'
 import { CatalogSearchResponse } from '../../../../schemas/responses.js'
 import type { HardwareFacts } from '../../../../service/facts.js'
@@ -14,6 +15,6 @@ export default async function catalogSearchRoute(app: FastifyInstance, { facts }
     querystring: CatalogSearchParams,
     response: CatalogSearchResponse,
     scope: 'facts:read',
-    handler: cachedAnswer(facts, 'catalog/search', CatalogSearchParams, (store, p, topics) => facts.catalogSearchOn(store, p, topics))
+    handler: cachedAnswer(facts, 'catalog/search', CatalogSearchParams, (store, p, v) => facts.catalogSearchOn(store, p, VERSION_TOPICS[v]))
   })
 }

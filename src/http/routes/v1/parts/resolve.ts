@@ -14,6 +14,6 @@ export default async function resolveRoute(app: FastifyInstance, { facts }: { fa
     querystring: ResolveParams,
     response: ResolveResponse,
     scope: 'facts:read',
-    handler: cachedAnswer(facts, 'resolve', ResolveParams, (store, p, topics) => facts.resolveOn(store, p, topics))
+    handler: cachedAnswer(facts, 'resolve', ResolveParams, (store, p, v) => facts.resolveOn(store, p, v))
   })
 }
