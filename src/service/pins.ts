@@ -1,5 +1,5 @@
 import type { Evidence } from '../model/fact.js'
-import { decodeFact } from '../store/fact-body.js'
+import { StoredFact } from '../store/fact-body.js'
 import type { FactRow } from '../store/types.js'
 
 /** A pin of one package as its pins fact (src/schemas/facts.ts PinValue) gives it. */
@@ -44,11 +44,23 @@ export function packagePins(rows: readonly FactRow[]): PackagePins {
   const byName = new Map<string, PackagePin>()
   const bySignal = new Map<string, PackagePin[]>()
   for (const r of rows) {
-    const f = decodeFact(r.body)
+    // The evidence (most of a body) is parsed only for the pins a finding cites.
+    const f = new StoredFact(r.body)
     const v = f.value as unknown as PinValue
     const af = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
     const remap = v.variants?.find((x) => x.label === v.label)?.variant
-    const pin: PackagePin = { name: f.name, label: v.label, position: v.position, positions: v.positions ?? [v.position], signals: [...new Set([...(v.signals ?? []), ...af.keys()])], af, evidence: f.evidence, ...(remap ? { remap } : {}) }
+    const pin: PackagePin = {
+      name: f.name,
+      label: v.label,
+      position: v.position,
+      positions: v.positions ?? [v.position],
+      signals: [...new Set([...(v.signals ?? []), ...af.keys()])],
+      af,
+      get evidence() {
+        return f.evidence
+      },
+      ...(remap ? { remap } : {})
+    }
     byName.set(f.name, pin)
     for (const s of pin.signals) {
       let l = bySignal.get(s)

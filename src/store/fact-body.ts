@@ -25,10 +25,10 @@ export function decodeFact(body: string): DecodedFact {
 const EVIDENCE_SOURCE = /"sourceSha256":"([0-9a-f]{64})","sourcePath":("(?:[^"\\]|\\.)*")/g
 
 /**
- * A stored body read only as far as a reader asks: its name at once, value and scope parsed when
- * first asked for, the artifacts its evidence names found without parsing the evidence (most of a
- * body's bytes). For readers that look at many facts and use few members of each (a comparison
- * reads every fact of two targets). The indexer writes every body as
+ * A stored body read only as far as a reader asks: its name at once, value, scope and evidence
+ * parsed when first asked for, the artifacts its evidence names found without parsing the evidence
+ * (most of a body's bytes). For readers that look at many facts and use few members of each (a
+ * comparison reads every fact of two targets; a check, every pin of a package for the few in use). The indexer writes every body as
  * `{"id","topic","name","value","scope","evidence"[,"agreement"]}` in that order (indexer/encode.ts);
  * the markers cannot occur earlier inside a member (quotes inside strings are escaped, and no value
  * or scope schema has a `scope` or `evidence` member). A body not laid out so is decoded whole.
@@ -43,6 +43,7 @@ export class StoredFact {
   private whole?: DecodedFact
   private parsedValue?: Record<string, unknown>
   private parsedScope?: DecodedFact['scope']
+  private parsedEvidence?: Evidence[]
 
   constructor(body: string) {
     this.body = body
@@ -75,6 +76,13 @@ export class StoredFact {
     if (this.parsedScope) return this.parsedScope
     if (!this.whole && this.s < 0) this.find()
     return (this.parsedScope = this.whole ? this.whole.scope : (JSON.parse(this.body.slice(this.s + 9, this.e)) as DecodedFact['scope']))
+  }
+
+  /** The evidence, parsed when first asked for (only the body's tail: evidence and agreement). */
+  get evidence(): Evidence[] {
+    if (this.parsedEvidence) return this.parsedEvidence
+    if (!this.whole && this.s < 0) this.find()
+    return (this.parsedEvidence = this.whole ? this.whole.evidence : (JSON.parse(`{${this.body.slice(this.e + 1)}`) as { evidence: Evidence[] }).evidence)
   }
 
   /** Adds the artifacts the evidence names (path → sha256). */
