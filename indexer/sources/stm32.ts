@@ -129,7 +129,7 @@ interface McuContext {
 }
 
 function parseMcu(artifact: LoadedArtifact, build: Build): void {
-  const { gpioByPath, gpioCache, keys, result } = build
+  const { keys, result } = build
   const file = artifact.path
   const problems = result.problems
   const text = decodeArtifact(artifact)
@@ -140,23 +140,9 @@ function parseMcu(artifact: LoadedArtifact, build: Build): void {
     problems.push({ file, line: err instanceof XmlParseError ? err.line : undefined, reason: `not well-formed XML: ${(err as Error).message}` })
     return
   }
-  const refName = root.attrs.RefName
-  const pkg = root.attrs.Package
-  if (root.name !== 'Mcu' || !refName || !pkg) {
-    problems.push({ file, line: root.line, reason: 'expected an <Mcu> root element with RefName and Package attributes' })
-    return
-  }
-  const parts = expandRefName(refName)
-  if (!parts) {
-    problems.push({ file, line: root.line, reason: `cannot expand RefName ${refName} into selector parts` })
-    return
-  }
-  const key = 'stm32:' + refName
-  if (keys.has(key)) {
-    problems.push({ file, line: root.line, reason: `RefName ${refName} already given by another file; skipped` })
-    return
-  }
-  keys.add(key)
+  const head = mcuHead(root, file, problems, keys)
+  if (!head) return
+  const { refName, pkg, parts, key } = head
   const lines = new SourceLines(text)
   const src = { sourceSha256: artifact.sha256, sourcePath: file }
   const ev = (line: number, path: string): Evidence => ({
@@ -170,17 +156,53 @@ function parseMcu(artifact: LoadedArtifact, build: Build): void {
   if (root.attrs.Line) target.description = root.attrs.Line
   result.targets.push(target)
 
-  // One pass over the root's children: collect what each section needs.
-  const flash: XmlElement[] = []
-  const ram: XmlElement[] = []
-  const pinGroups = new Map<string, XmlElement[]>()
-  const instances = new Set<string>()
-  let core: XmlElement | undefined
-  let frequency: XmlElement | undefined
-  let voltage: XmlElement | undefined
-  let current: XmlElement | undefined
-  let temperature: XmlElement | undefined
-  let gpioIp: XmlElement | undefined
+  const sections = mcuSections(root, file, problems)
+  const maxFrequency = sections.frequency ? numberOf(sections.frequency.text, file, sections.frequency.line, 'Frequency', problems) : undefined
+  for (const part of catalogParts(root, head, sections, { src, maxFrequency }, file, problems)) result.parts.push(part)
+  electricalFacts(sections, { key, scope: { device: refName, parts }, maxFrequency, file, ev }, result)
+  const { gpio, missing } = gpioModesOf(root, sections.gpioIp, file, build)
+  const ctx: McuContext = { key, pkg, pinScope: { device: refName, parts, package: pkg }, instances: sections.instances, gpio, ev, ioModesCache: build.ioModesCache, ...(missing ? { noAlternateFunctions: missing } : {}) }
+  for (const [name, entries] of sections.pinGroups) result.facts.push(pinFact(name, entries, ctx))
+}
+
+/** What names an MCU file's target: its RefName, package and selector parts; undefined (a problem said why) when it cannot be one. */
+function mcuHead(root: XmlElement, file: string, problems: ParseProblem[], keys: Set<string>): { refName: string; pkg: string; parts: string[]; key: string } | undefined {
+  const refName = root.attrs.RefName
+  const pkg = root.attrs.Package
+  if (root.name !== 'Mcu' || !refName || !pkg) {
+    problems.push({ file, line: root.line, reason: 'expected an <Mcu> root element with RefName and Package attributes' })
+    return undefined
+  }
+  const parts = expandRefName(refName)
+  if (!parts) {
+    problems.push({ file, line: root.line, reason: `cannot expand RefName ${refName} into selector parts` })
+    return undefined
+  }
+  const key = 'stm32:' + refName
+  if (keys.has(key)) {
+    problems.push({ file, line: root.line, reason: `RefName ${refName} already given by another file; skipped` })
+    return undefined
+  }
+  keys.add(key)
+  return { refName, pkg, parts, key }
+}
+
+/** The root's children each section needs, collected in one pass. */
+interface McuSections {
+  flash: XmlElement[]
+  ram: XmlElement[]
+  pinGroups: Map<string, XmlElement[]>
+  instances: Set<string>
+  core?: XmlElement
+  frequency?: XmlElement
+  voltage?: XmlElement
+  current?: XmlElement
+  temperature?: XmlElement
+  gpioIp?: XmlElement
+}
+
+function mcuSections(root: XmlElement, file: string, problems: ParseProblem[]): McuSections {
+  const s: McuSections = { flash: [], ram: [], pinGroups: new Map(), instances: new Set() }
   for (const el of root.children) {
     switch (el.name) {
       case 'Pin': {
@@ -190,118 +212,120 @@ function parseMcu(artifact: LoadedArtifact, build: Build): void {
           break
         }
         const base = pinBaseName(label)
-        const group = pinGroups.get(base)
+        const group = s.pinGroups.get(base)
         if (group) group.push(el)
-        else pinGroups.set(base, [el])
+        else s.pinGroups.set(base, [el])
         break
       }
       case 'IP':
-        if (el.attrs.InstanceName) instances.add(el.attrs.InstanceName)
-        if (el.attrs.Name === 'GPIO') gpioIp ??= el
+        if (el.attrs.InstanceName) s.instances.add(el.attrs.InstanceName)
+        if (el.attrs.Name === 'GPIO') s.gpioIp ??= el
         break
       case 'Flash':
-        flash.push(el)
+        s.flash.push(el)
         break
       case 'Ram':
-        ram.push(el)
+        s.ram.push(el)
         break
       case 'Core':
-        core ??= el
+        s.core ??= el
         break
       case 'Frequency':
-        frequency ??= el
+        s.frequency ??= el
         break
       case 'Voltage':
-        voltage ??= el
+        s.voltage ??= el
         break
       case 'Current':
-        current ??= el
+        s.current ??= el
         break
       case 'Temperature':
-        temperature ??= el
+        s.temperature ??= el
         break
     }
   }
+  return s
+}
 
-  const maxFrequency = frequency ? numberOf(frequency.text, file, frequency.line, 'Frequency', problems) : undefined
-
-  // Catalog: the file lists one <Flash> per alternative in order; <Ram> is either one per
-  // alternative or a single value all alternatives share (e.g. STM32G0/G4/L0/L4, F103, H743).
+/**
+ * The catalog's selector parts of the file. It lists one <Flash> per alternative in order; <Ram> is
+ * either one per alternative or a single value all alternatives share (e.g. STM32G0/G4/L0/L4, F103, H743).
+ */
+function catalogParts(
+  root: XmlElement,
+  head: { refName: string; pkg: string; parts: string[]; key: string },
+  s: McuSections,
+  { src, maxFrequency }: { src: Pick<CatalogPart, 'sourceSha256' | 'sourcePath'>; maxFrequency: number | undefined },
+  file: string,
+  problems: ParseProblem[]
+): CatalogPart[] {
   const family = root.attrs.Family
   const line = root.attrs.Line
-  const flashKb = sizesPerPart(flash, parts.length, 'Flash', file, root.line, problems)
-  const ramKb = sizesPerPart(ram, parts.length, 'Ram', file, root.line, problems)
+  const flashKb = sizesPerPart(s.flash, head.parts.length, 'Flash', file, root.line, problems)
+  const ramKb = sizesPerPart(s.ram, head.parts.length, 'Ram', file, root.line, problems)
+  const core = s.core
   if (!family || !line || !core || core.text === '') {
     problems.push({ file, line: root.line, reason: 'missing Family, Line or <Core>: no catalog parts' })
-  } else if (flashKb && ramKb) {
-    parts.forEach((name, i) => {
-      const part: CatalogPart = {
-        name,
-        refName,
-        family,
-        line,
-        package: pkg,
-        flashKb: flashKb[i] as number,
-        ramKb: ramKb[i] as number,
-        core: core.text,
-        target: key,
-        ...src
-      }
-      if (maxFrequency !== undefined) part.maxFrequencyMhz = maxFrequency
-      result.parts.push(part)
-    })
+    return []
   }
+  if (!flashKb || !ramKb) return []
+  return head.parts.map((name, i) => ({
+    name,
+    refName: head.refName,
+    family,
+    line,
+    package: head.pkg,
+    flashKb: flashKb[i] as number,
+    ramKb: ramKb[i] as number,
+    core: core.text,
+    target: head.key,
+    ...src,
+    ...(maxFrequency !== undefined ? { maxFrequencyMhz: maxFrequency } : {})
+  }))
+}
 
-  // Electrical: one fact per attribute present; nothing for an absent one.
-  const scope = { device: refName, parts }
+/** Electrical facts: one per attribute present; nothing for an absent one. */
+function electricalFacts(s: McuSections, c: { key: string; scope: FactScope; maxFrequency: number | undefined; file: string; ev: McuContext['ev'] }, result: AdapterResult): void {
   const electrical = (el: XmlElement | undefined, attr: string, name: string, unit: string): void => {
     const raw = el?.attrs[attr]
     if (!el || raw === undefined) return
-    const value = numberOf(raw, file, el.line, `${el.name} ${attr}`, problems)
+    const value = numberOf(raw, c.file, el.line, `${el.name} ${attr}`, result.problems)
     if (value === undefined) return
-    result.facts.push({ target: key, topic: 'electrical', name, value: { value, unit }, scope, evidence: [ev(el.line, `/Mcu/${el.name}/@${attr}`)] })
+    result.facts.push({ target: c.key, topic: 'electrical', name, value: { value, unit }, scope: c.scope, evidence: [c.ev(el.line, `/Mcu/${el.name}/@${attr}`)] })
   }
-  electrical(voltage, 'Min', 'supply.vdd.min', 'V')
-  electrical(voltage, 'Max', 'supply.vdd.max', 'V')
-  electrical(temperature, 'Min', 'temperature.ambient.min', '°C')
-  electrical(temperature, 'Max', 'temperature.ambient.max', '°C')
-  if (frequency && maxFrequency !== undefined) {
+  electrical(s.voltage, 'Min', 'supply.vdd.min', 'V')
+  electrical(s.voltage, 'Max', 'supply.vdd.max', 'V')
+  electrical(s.temperature, 'Min', 'temperature.ambient.min', '°C')
+  electrical(s.temperature, 'Max', 'temperature.ambient.max', '°C')
+  if (s.frequency && c.maxFrequency !== undefined) {
     result.facts.push({
-      target: key,
+      target: c.key,
       topic: 'electrical',
       name: 'clock.cpu.max',
-      value: { value: maxFrequency, unit: 'MHz' },
-      scope,
-      evidence: [ev(frequency.line, '/Mcu/Frequency')]
+      value: { value: c.maxFrequency, unit: 'MHz' },
+      scope: c.scope,
+      evidence: [c.ev(s.frequency.line, '/Mcu/Frequency')]
     })
   }
   // ST's MCU selector gives the run current per MHz; the file does not say so itself.
-  electrical(current, 'Run', 'current.run', 'µA/MHz')
-  electrical(current, 'Lowest', 'current.lowest', 'µA')
+  electrical(s.current, 'Run', 'current.run', 'µA/MHz')
+  electrical(s.current, 'Lowest', 'current.lowest', 'µA')
+}
 
-  // GPIO modes: missing or unreadable → pins still come, without AF numbers, and a problem says so.
-  let gpio: GpioModesFile | undefined
-  let missing: string | undefined
+/** The file's GPIO modes file; missing or unreadable → pins still come, without AF numbers, and a problem says so (`missing`: why). */
+function gpioModesOf(root: XmlElement, gpioIp: XmlElement | undefined, file: string, build: Build): { gpio?: GpioModesFile; missing?: string } {
+  const problems = build.result.problems
   const noAf = (line: number, why: string) => {
-    missing = why
     problems.push({ file, line, reason: `${why}: pins given without alternate functions` })
+    return { missing: why }
   }
-  if (!gpioIp?.attrs.Version) {
-    noAf(root.line, 'no <IP Name="GPIO" Version=...>')
-  } else {
-    const gpioPath = gpioModesPath(file, gpioIp.attrs.Version)
-    const gpioArtifact = gpioByPath.get(gpioPath)
-    if (!gpioArtifact) {
-      noAf(gpioIp.line, `GPIO modes file ${gpioPath} is not in the inventory`)
-    } else {
-      if (!gpioCache.has(gpioPath)) gpioCache.set(gpioPath, readGpioModes(gpioArtifact, problems))
-      gpio = gpioCache.get(gpioPath)
-      if (!gpio) noAf(gpioIp.line, `GPIO modes file ${gpioPath} is unreadable`)
-    }
-  }
-
-  const ctx: McuContext = { key, pkg, pinScope: { device: refName, parts, package: pkg }, instances, gpio, ev, ioModesCache: build.ioModesCache, ...(missing ? { noAlternateFunctions: missing } : {}) }
-  for (const [name, entries] of pinGroups) result.facts.push(pinFact(name, entries, ctx))
+  if (!gpioIp?.attrs.Version) return noAf(root.line, 'no <IP Name="GPIO" Version=...>')
+  const gpioPath = gpioModesPath(file, gpioIp.attrs.Version)
+  const gpioArtifact = build.gpioByPath.get(gpioPath)
+  if (!gpioArtifact) return noAf(gpioIp.line, `GPIO modes file ${gpioPath} is not in the inventory`)
+  if (!build.gpioCache.has(gpioPath)) build.gpioCache.set(gpioPath, readGpioModes(gpioArtifact, problems))
+  const gpio = build.gpioCache.get(gpioPath)
+  return gpio ? { gpio } : noAf(gpioIp.line, `GPIO modes file ${gpioPath} is unreadable`)
 }
 
 /**
