@@ -27,7 +27,7 @@
 import type { DocumentTarget, Evidence, FactDraft, ParseProblem } from '../../src/model/fact.js'
 import { SourceLines } from './evidence.js'
 import type { LoadedArtifact, SourceAdapter } from './types.js'
-import { parseHeader, type HeaderResult } from './nordic-errata/header.js'
+import { parseHeader, type HeaderResult, type ModelInfo, type Outcome } from './nordic-errata/header.js'
 import { matrixEvidence, parseMatrix, type MatrixEntry } from './nordic-errata/matrix.js'
 import type { NordicErrataOutput, NordicErrataStats } from './nordic-errata/types.js'
 
@@ -104,21 +104,7 @@ export function parseNordicErrata(artifacts: readonly LoadedArtifact[]): NordicE
         continue
       }
       targetKeys.add(key)
-      const variants = info.variants.filter((v) => modelFacts.some((f) => f.variants.includes(v)))
-      const partCodes = [...new Set(modelFacts.map((f) => f.partCode).filter((c): c is string => c !== null))]
-      const core = info.core === null ? '' : ` (${info.core.toLowerCase()} core, ${info.coreMacro})`
-      targets.push({
-        key,
-        topics: ['errata'],
-        device: model,
-        sourceSha256: h.artifact.sha256,
-        sourcePath: h.artifact.path,
-        description:
-          `Nordic MDK errata for ${model}${core}: variants ${variants.join(', ')}` +
-          (partCodes.length > 0 ? `; part code ${partCodes.join(', ')}` : ''),
-        identity: { vendor: 'Nordic Semiconductor', series: modelFacts[0]!.series, variants, ...(info.core ? { core: info.core.toLowerCase() } : {}) }
-      })
-
+      targets.push(modelTarget(h, key, model, info, modelFacts))
       const names = new Set<number>()
       for (const o of modelFacts) {
         // An erratum and a configuration function with one number would collide on the name.
@@ -130,37 +116,7 @@ export function parseNordicErrata(artifacts: readonly LoadedArtifact[]): NordicE
         const mkey = `${o.seriesKey}:${o.number}`
         const entry = matrix.get(mkey)
         if (entry) usedMatrixKeys.add(mkey)
-        const evidence: Evidence[] = [
-          {
-            sourceSha256: h.artifact.sha256,
-            sourcePath: h.artifact.path,
-            locator: `line ${o.evidenceStart}: ${o.fn}()` + (o.evidenceStart === o.defLine ? '' : ` › ${sl.line(o.evidenceStart).trim()}`),
-            excerpt: compactExcerpt(sl, o.evidenceStart, o.evidenceEnd)
-          }
-        ]
-        if (entry) evidence.push(matrixEvidence(entry))
-        const value: Record<string, unknown> = {
-          number: o.number,
-          series: o.series,
-          device: model,
-          kind: o.kind,
-          function: o.fn,
-          partCode: o.partCode,
-          variants: o.variants,
-          revisions: o.revisions,
-          appliesToUnlistedRevisions: o.unlisted
-        }
-        // Without a matrix artifact "no rows" would be a claim we cannot make, so leave it out.
-        if (haveMatrix) value.handling = entry ? entry.rows.map((r) => r.handling) : []
-        // The matrix legend: "MDK" = implemented in MDK; every other handling is outside MDK.
-        if (entry) value.workaroundInMdk = entry.rows.some((r) => r.handling.handling.split('/').some((h) => h.trim() === 'MDK'))
-        if (o.workaroundEnabledByDefault !== undefined) value.workaroundEnabledByDefault = o.workaroundEnabledByDefault
-        const scope: FactDraft['scope'] = {
-          device: model,
-          siliconRevisions: o.revisions.filter((r) => r.applies).map((r) => r.code)
-        }
-        if (o.variants.length < info.variants.length) scope.parts = [...o.variants]
-        facts.push({ target: key, topic: 'errata', name: `errata.${o.number}`, value, scope, evidence })
+        facts.push(erratumFact(o, { h, sl, key, model, info }, entry, haveMatrix))
       }
     }
   }
@@ -170,6 +126,58 @@ export function parseNordicErrata(artifacts: readonly LoadedArtifact[]): NordicE
   }
 
   return { result: { targets, facts, parts: [], problems }, stats }
+}
+
+/** The errata target of one model of a header: its variants and part codes as the facts give them. */
+function modelTarget(h: HeaderResult, key: string, model: string, info: ModelInfo, modelFacts: Outcome[]): DocumentTarget {
+  const variants = info.variants.filter((v) => modelFacts.some((f) => f.variants.includes(v)))
+  const partCodes = [...new Set(modelFacts.map((f) => f.partCode).filter((c): c is string => c !== null))]
+  const core = info.core === null ? '' : ` (${info.core.toLowerCase()} core, ${info.coreMacro})`
+  return {
+    key,
+    topics: ['errata'],
+    device: model,
+    sourceSha256: h.artifact.sha256,
+    sourcePath: h.artifact.path,
+    description: `Nordic MDK errata for ${model}${core}: variants ${variants.join(', ')}` + (partCodes.length > 0 ? `; part code ${partCodes.join(', ')}` : ''),
+    identity: { vendor: 'Nordic Semiconductor', series: modelFacts[0]!.series, variants, ...(info.core ? { core: info.core.toLowerCase() } : {}) }
+  }
+}
+
+/** One erratum of a model: the header function's outcome, with the matrix's rows when it has them. */
+function erratumFact(o: Outcome, m: { h: HeaderResult; sl: SourceLines; key: string; model: string; info: ModelInfo }, entry: MatrixEntry | undefined, haveMatrix: boolean): FactDraft {
+  const { h, sl, key, model, info } = m
+  const evidence: Evidence[] = [
+    {
+      sourceSha256: h.artifact.sha256,
+      sourcePath: h.artifact.path,
+      locator: `line ${o.evidenceStart}: ${o.fn}()` + (o.evidenceStart === o.defLine ? '' : ` › ${sl.line(o.evidenceStart).trim()}`),
+      excerpt: compactExcerpt(sl, o.evidenceStart, o.evidenceEnd)
+    }
+  ]
+  if (entry) evidence.push(matrixEvidence(entry))
+  const value: Record<string, unknown> = {
+    number: o.number,
+    series: o.series,
+    device: model,
+    kind: o.kind,
+    function: o.fn,
+    partCode: o.partCode,
+    variants: o.variants,
+    revisions: o.revisions,
+    appliesToUnlistedRevisions: o.unlisted
+  }
+  // Without a matrix artifact "no rows" would be a claim we cannot make, so leave it out.
+  if (haveMatrix) value.handling = entry ? entry.rows.map((r) => r.handling) : []
+  // The matrix legend: "MDK" = implemented in MDK; every other handling is outside MDK.
+  if (entry) value.workaroundInMdk = entry.rows.some((r) => r.handling.handling.split('/').some((x) => x.trim() === 'MDK'))
+  if (o.workaroundEnabledByDefault !== undefined) value.workaroundEnabledByDefault = o.workaroundEnabledByDefault
+  const scope: FactDraft['scope'] = {
+    device: model,
+    siliconRevisions: o.revisions.filter((r) => r.applies).map((r) => r.code)
+  }
+  if (o.variants.length < info.variants.length) scope.parts = [...o.variants]
+  return { target: key, topic: 'errata', name: `errata.${o.number}`, value, scope, evidence }
 }
 
 /** The lines start..end with brace-only lines left out, so a whole switch fits the excerpt limit. */
