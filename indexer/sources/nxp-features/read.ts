@@ -62,149 +62,189 @@ const DEFINED_RE = /^defined\s*(?:\(\s*CPU_(\w+)\s*\)|\s+CPU_(\w+))$/
 const stripComments = (s: string) => s.replace(/\/\*.*?\*\//g, ' ').replace(/\/\/.*$/, '').trim()
 
 export function readFeaturesHeader(text: string, file: string, problems: ParseProblem[]): FeaturesHeader {
-  const lines = text.split(/\r?\n/)
-  const parts = new Map<string, number>()
-  const defines: Define[] = []
-  const stack: OpenChain[] = []
+  return new HeaderReader(text, file, problems).read()
+}
+
+/** One directive with its continuation lines, as its handler reads it. */
+interface Directive {
+  name: string
+  /** Its text after the name, comments removed, continuation lines joined. */
+  rest: string
+  /** Each physical line's text after the name, kept for the lines parts are written on. */
+  pieces: string[]
+  line: number
+  /** The comment that ends right above it. */
+  above: Comment | undefined
+  /** The raw first line, for problems. */
+  raw: string
+}
+
+/** The reader's state as it goes line by line: the open conditionals, the comment just read. */
+class HeaderReader {
+  private readonly lines: string[]
+  private readonly out: FeaturesHeader = { parts: new Map(), defines: [], allPartsKnown: true }
+  private readonly stack: OpenChain[] = []
   /** The name an opening `#ifndef` tests: the include guard when the next directive defines it. */
-  let guardCandidate: { name: string; chain: OpenChain } | null = null
-  let comment: Comment | undefined
-  let allPartsKnown = true
-  const problem = (line: number, reason: string) => problems.push({ file, line, reason })
+  private guardCandidate: { name: string; chain: OpenChain } | null = null
+  private comment: Comment | undefined
 
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i] ?? ''
-    const t = raw.trim()
-    if (t === '') {
-      comment = undefined
-      continue
-    }
-    if (t.startsWith('/*')) {
-      const start = i
-      let body = t
-      while (!body.includes('*/', 2) && i + 1 < lines.length) body += '\n' + (lines[++i] ?? '')
-      if (!body.includes('*/', 2)) problem(start + 1, 'comment not closed before the end of the file')
-      comment = { body, line: start + 1 }
-      continue
-    }
-    if (t.startsWith('//')) {
-      comment = { body: t, line: i + 1 }
-      continue
-    }
-    const d = DIRECTIVE_RE.exec(raw)
-    if (!d) {
-      problem(i + 1, `not a preprocessor line or comment: ${t.slice(0, 80)}`)
-      comment = undefined
-      continue
-    }
-    // A directive with its continuation lines, each physical line's text kept for part lines.
-    const start = i
-    const pieces = [d[2] ?? '']
-    while ((pieces[pieces.length - 1] ?? '').endsWith('\\') && i + 1 < lines.length) {
-      pieces[pieces.length - 1] = (pieces[pieces.length - 1] ?? '').slice(0, -1)
-      pieces.push(lines[++i] ?? '')
-    }
-    const directive = d[1] ?? ''
-    const rest = stripComments(pieces.join(' '))
-    const line = start + 1
-    const above = comment
-    comment = undefined
-    const top = stack[stack.length - 1]
-    const wasGuardCandidate = guardCandidate
-    guardCandidate = null
+  constructor(
+    text: string,
+    private readonly file: string,
+    private readonly problems: ParseProblem[]
+  ) {
+    this.lines = text.split(/\r?\n/)
+  }
 
-    switch (directive) {
+  private problem(line: number, reason: string): void {
+    this.problems.push({ file: this.file, line, reason })
+  }
+
+  read(): FeaturesHeader {
+    const lines = this.lines
+    for (let i = 0; i < lines.length; i++) {
+      const raw = lines[i] ?? ''
+      const t = raw.trim()
+      if (t === '') {
+        this.comment = undefined
+        continue
+      }
+      if (t.startsWith('/*')) {
+        const start = i
+        let body = t
+        while (!body.includes('*/', 2) && i + 1 < lines.length) body += '\n' + (lines[++i] ?? '')
+        if (!body.includes('*/', 2)) this.problem(start + 1, 'comment not closed before the end of the file')
+        this.comment = { body, line: start + 1 }
+        continue
+      }
+      if (t.startsWith('//')) {
+        this.comment = { body: t, line: i + 1 }
+        continue
+      }
+      const d = DIRECTIVE_RE.exec(raw)
+      if (!d) {
+        this.problem(i + 1, `not a preprocessor line or comment: ${t.slice(0, 80)}`)
+        this.comment = undefined
+        continue
+      }
+      // A directive with its continuation lines, each physical line's text kept for part lines.
+      const line = i + 1
+      const pieces = [d[2] ?? '']
+      while ((pieces[pieces.length - 1] ?? '').endsWith('\\') && i + 1 < lines.length) {
+        pieces[pieces.length - 1] = (pieces[pieces.length - 1] ?? '').slice(0, -1)
+        pieces.push(lines[++i] ?? '')
+      }
+      const directive: Directive = { name: d[1] ?? '', rest: stripComments(pieces.join(' ')), pieces, line, above: this.comment, raw: t }
+      this.comment = undefined
+      const wasGuardCandidate = this.guardCandidate
+      this.guardCandidate = null
+      this.directive(directive, wasGuardCandidate, i + 1)
+    }
+    for (const c of this.stack) this.problem(c.line, 'conditional not closed by #endif before the end of the file')
+    return this.out
+  }
+
+  private directive(d: Directive, wasGuardCandidate: HeaderReader['guardCandidate'], endLine: number): void {
+    const top = this.stack[this.stack.length - 1]
+    switch (d.name) {
       case 'if':
       case 'ifdef':
-      case 'ifndef': {
-        const chain: OpenChain = { frame: null, named: null, line, sawElse: false }
-        if (directive === 'ifndef' && stack.length === 0 && /^\w+$/.test(rest)) {
-          // Possibly the include guard: decided by the next directive.
-          chain.frame = { kind: 'other', line, condition: `#ifndef ${rest}` }
-          guardCandidate = { name: rest, chain }
-        } else {
-          // `#ifndef` of anything but the guard is a condition, not about parts, whatever it names.
-          const cond = directive === 'if' ? rest : directive === 'ifdef' ? `defined(${rest})` : null
-          const ps = cond === null ? null : cpuParts(cond)
-          if (ps) {
-            chain.named = [...ps]
-            chain.frame = { kind: 'parts', line, parts: ps }
-            notePartLines(ps, pieces, line, parts)
-          } else {
-            if (rest === '' || /\bCPU_\w/.test(rest)) {
-              problem(line, `#${directive} condition is not a list of defined(CPU_…) parts: ${rest.slice(0, 120)}`)
-              allPartsKnown = false
-            }
-            chain.frame = { kind: 'other', line, condition: `#${directive} ${rest}` }
-          }
-        }
-        stack.push(chain)
-        break
-      }
-      case 'elif': {
-        if (!top || top.frame === null) {
-          problem(line, '#elif without an open #if')
-          break
-        }
-        if (top.sawElse) problem(line, `#elif after #else (of the #if at line ${top.line})`)
-        const ps = cpuParts(rest)
-        if (ps) notePartLines(ps, pieces, line, parts)
-        if (ps && top.named) {
-          top.named.push(...ps)
-          top.frame = { kind: 'parts', line, parts: ps }
-        } else {
-          // After a branch not about parts, which parts reach this one cannot be told.
-          if (ps) problem(line, `#elif of parts after a condition that is not about parts (line ${top.frame.line})`)
-          else if (top.named || rest === '' || /\bCPU_\w/.test(rest)) {
-            problem(line, `#elif condition is not a list of defined(CPU_…) parts: ${rest.slice(0, 120)}`)
-            allPartsKnown = false
-          }
-          top.frame = { kind: 'other', line, condition: `#elif ${rest}` }
-          top.named = null
-        }
-        break
-      }
+      case 'ifndef':
+        return this.openIf(d)
+      case 'elif':
+        return this.elif(d, top)
       case 'else':
-        if (!top || top.frame === null) {
-          problem(line, '#else without an open #if')
-          break
-        }
-        if (top.sawElse) problem(line, `second #else (of the #if at line ${top.line})`)
-        top.sawElse = true
-        top.frame = top.named ? { kind: 'else', line, excluded: [...top.named] } : { kind: 'other', line, condition: '#else' }
-        break
+        return this.else(d, top)
       case 'endif':
-        if (!stack.pop()) problem(line, '#endif without an open #if')
-        break
-      case 'define': {
-        const m = DEFINE_RE.exec(pieces.join('\n').trim())
-        if (!m) {
-          problem(line, `#define without a macro name: ${t.slice(0, 80)}`)
-          break
-        }
-        const name = m[1] ?? ''
-        if (wasGuardCandidate && wasGuardCandidate.name === name && wasGuardCandidate.chain === top) {
-          top.frame = null
-          break
-        }
-        defines.push({
-          name,
-          ...(m[2] ? { params: m[2] } : {}),
-          value: stripComments((m[3] ?? '').replace(/\n/g, ' ')).replace(/\s+/g, ' '),
-          line,
-          endLine: i + 1,
-          ...(above ? { comment: above } : {}),
-          frames: stack.flatMap((c) => (c.frame ? [c.frame] : []))
-        })
-        break
-      }
+        if (!this.stack.pop()) this.problem(d.line, '#endif without an open #if')
+        return
+      case 'define':
+        return this.define(d, top, wasGuardCandidate, endLine)
       default:
         // `#undef`, `#include`, `#pragma`, `#error` … could change what a macro is: not guessed at.
-        problem(line, `unsupported directive #${directive}`)
+        this.problem(d.line, `unsupported directive #${d.name}`)
     }
   }
-  for (const c of stack) problem(c.line, 'conditional not closed by #endif before the end of the file')
-  return { parts, defines, allPartsKnown }
+
+  private openIf({ name, rest, pieces, line }: Directive): void {
+    const chain: OpenChain = { frame: null, named: null, line, sawElse: false }
+    if (name === 'ifndef' && this.stack.length === 0 && /^\w+$/.test(rest)) {
+      // Possibly the include guard: decided by the next directive.
+      chain.frame = { kind: 'other', line, condition: `#ifndef ${rest}` }
+      this.guardCandidate = { name: rest, chain }
+    } else {
+      // `#ifndef` of anything but the guard is a condition, not about parts, whatever it names.
+      const cond = name === 'if' ? rest : name === 'ifdef' ? `defined(${rest})` : null
+      const ps = cond === null ? null : cpuParts(cond)
+      if (ps) {
+        chain.named = [...ps]
+        chain.frame = { kind: 'parts', line, parts: ps }
+        notePartLines(ps, pieces, line, this.out.parts)
+      } else {
+        if (rest === '' || /\bCPU_\w/.test(rest)) {
+          this.problem(line, `#${name} condition is not a list of defined(CPU_…) parts: ${rest.slice(0, 120)}`)
+          this.out.allPartsKnown = false
+        }
+        chain.frame = { kind: 'other', line, condition: `#${name} ${rest}` }
+      }
+    }
+    this.stack.push(chain)
+  }
+
+  private elif({ rest, pieces, line }: Directive, top: OpenChain | undefined): void {
+    if (!top || top.frame === null) {
+      this.problem(line, '#elif without an open #if')
+      return
+    }
+    if (top.sawElse) this.problem(line, `#elif after #else (of the #if at line ${top.line})`)
+    const ps = cpuParts(rest)
+    if (ps) notePartLines(ps, pieces, line, this.out.parts)
+    if (ps && top.named) {
+      top.named.push(...ps)
+      top.frame = { kind: 'parts', line, parts: ps }
+      return
+    }
+    // After a branch not about parts, which parts reach this one cannot be told.
+    if (ps) this.problem(line, `#elif of parts after a condition that is not about parts (line ${top.frame.line})`)
+    else if (top.named || rest === '' || /\bCPU_\w/.test(rest)) {
+      this.problem(line, `#elif condition is not a list of defined(CPU_…) parts: ${rest.slice(0, 120)}`)
+      this.out.allPartsKnown = false
+    }
+    top.frame = { kind: 'other', line, condition: `#elif ${rest}` }
+    top.named = null
+  }
+
+  private else({ line }: Directive, top: OpenChain | undefined): void {
+    if (!top || top.frame === null) {
+      this.problem(line, '#else without an open #if')
+      return
+    }
+    if (top.sawElse) this.problem(line, `second #else (of the #if at line ${top.line})`)
+    top.sawElse = true
+    top.frame = top.named ? { kind: 'else', line, excluded: [...top.named] } : { kind: 'other', line, condition: '#else' }
+  }
+
+  private define({ pieces, line, above, raw }: Directive, top: OpenChain | undefined, wasGuardCandidate: HeaderReader['guardCandidate'], endLine: number): void {
+    const m = DEFINE_RE.exec(pieces.join('\n').trim())
+    if (!m) {
+      this.problem(line, `#define without a macro name: ${raw.slice(0, 80)}`)
+      return
+    }
+    const name = m[1] ?? ''
+    if (wasGuardCandidate && wasGuardCandidate.name === name && wasGuardCandidate.chain === top) {
+      top.frame = null
+      return
+    }
+    this.out.defines.push({
+      name,
+      ...(m[2] ? { params: m[2] } : {}),
+      value: stripComments((m[3] ?? '').replace(/\n/g, ' ')).replace(/\s+/g, ' '),
+      line,
+      endLine,
+      ...(above ? { comment: above } : {}),
+      frames: this.stack.flatMap((c) => (c.frame ? [c.frame] : []))
+    })
+  }
 }
 
 /** `defined(CPU_A) || defined(CPU_B)` → ['A', 'B']; null for any other expression. */
