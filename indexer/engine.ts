@@ -122,92 +122,24 @@ export async function loadRelease(repo: EngineRepository, data: DataDir, id: str
 
   const db = new Database(data.releaseDb(id), { readonly: true, fileMustExist: true })
   try {
-    const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
-    const manifestJson = meta.get('manifest')!.value
-    const catalogJson = meta.get('catalog')!.value
-    const manifest = JSON.parse(manifestJson) as ReleaseManifest
-    const total = manifest.counts.facts
-    const record = (): ReleaseRecord => ({
-      id,
-      index,
-      format: FACTS_FORMAT,
-      createdAt: manifest.createdAt,
-      loadedAt: new Date().toISOString(),
-      facts: total,
-      complete: manifest.problems.length === 0,
-      manifest: manifestJson,
-      catalog: catalogJson
-    })
+    const meta = releaseMeta(db, id, index)
+    const total = meta.manifest.counts.facts
     const putRecord = (r: ReleaseRecord) => repo.engine.request({ method: 'PUT', path: `/${repo.names.releases}/_doc/${id}`, querystring: { refresh: 'wait_for' }, body: r })
 
     const existing = await repo.record(id)
     if (existing?.format === FACTS_FORMAT && existing.facts === total && (await indexExists(repo, index)) && (await count(repo, index)) === total) {
       // The id covers every fact and the catalog, so the index stands; a rebuild of the same release
       // only differs in manifest metadata (createdAt), which the record then takes over.
-      if (existing.manifest !== manifestJson || existing.catalog !== catalogJson) {
-        await putRecord({ ...record(), loadedAt: existing.loadedAt })
+      if (existing.manifest !== meta.manifestJson || existing.catalog !== meta.catalogJson) {
+        await putRecord({ ...meta.record(), loadedAt: existing.loadedAt })
         log(`release ${id} is already loaded; its record now carries this build's manifest`)
       }
       return { id, index, facts: total, reused: true, retries: 0, timingsMs: {} }
     }
 
-    // Never pull the index out from under the alias: reloading the promoted release would be an outage.
-    if ((await repo.aliasHolders()).includes(index))
-      throw new EngineCommandError(`release ${id} is promoted but its index ${index} is incomplete or has older mappings; promote another release, retire this one, then load it again`)
-    await ensureReleasesIndex(repo)
-    if (existing) await repo.engine.request({ method: 'DELETE', path: `/${repo.names.releases}/_doc/${id}`, querystring: { refresh: 'true' }, ignore: [404] })
-    if (await indexExists(repo, index)) {
-      log(existing ? `reloading ${index}: it was loaded with other mappings or is incomplete` : `discarding the unfinished index ${index} of an earlier load`)
-      await repo.engine.request({ method: 'DELETE', path: `/${index}` })
-    }
-    await repo.engine.request({
-      method: 'PUT',
-      path: `/${index}`,
-      body: {
-        ...factsIndex,
-        settings: {
-          ...factsIndex.settings,
-          index: { ...factsIndex.settings.index, number_of_replicas: 0, refresh_interval: '-1', 'translog.durability': 'async' }
-        }
-      }
-    })
+    await freshIndex(repo, id, index, Boolean(existing), log)
     lap('create')
-
-    const bulkDocs = opts.bulkDocs ?? 2000
-    const concurrency = opts.concurrency ?? 2
-    const stats = { retries: 0 }
-    const inFlight = new Set<Promise<void>>()
-    let failure: unknown
-    let sent = 0
-    let done = 0
-    const send = async (lines: string[]) => {
-      const p = bulkChunk(repo, index, lines, stats).then(
-        () => {
-          done += lines.length / 2
-          opts.onProgress?.(done, total)
-        },
-        (err: unknown) => void (failure ??= err)
-      )
-      const tracked = p.finally(() => inFlight.delete(tracked))
-      inFlight.add(tracked)
-      // Backpressure: read no further than `concurrency` requests ahead of the engine.
-      while (inFlight.size >= concurrency) await Promise.race(inFlight)
-    }
-    let lines: string[] = []
-    // Streamed in canonical order, a bulk request's worth at a time: memory does not grow with the
-    // release. Ords are per shard: a document's id is its position in that order.
-    for (const r of readStoredFacts(data.releaseDb(id))) {
-      lines.push(`{"index":{"_id":"${sent}"}}`, JSON.stringify(factDocument(r)))
-      sent++
-      if (lines.length === 2 * bulkDocs) {
-        await send(lines)
-        lines = []
-        if (failure) break
-      }
-    }
-    if (lines.length && !failure) await send(lines)
-    await Promise.all(inFlight)
-    if (failure) throw failure
+    const { sent, retries } = await bulkLoad(repo, index, data.releaseDb(id), total, opts)
     lap('bulk')
 
     await repo.engine.request({ method: 'POST', path: `/${index}/_refresh`, timeoutMs: 300_000 })
@@ -226,12 +158,101 @@ export async function loadRelease(repo: EngineRepository, data: DataDir, id: str
       path: `/${index}/_settings`,
       body: { index: { refresh_interval: null, 'translog.durability': 'request', auto_expand_replicas: '0-1', 'blocks.write': true } }
     })
-    await putRecord(record())
+    await putRecord(meta.record())
     lap('record')
-    return { id, index, facts: total, reused: false, retries: stats.retries, timingsMs: timings }
+    return { id, index, facts: total, reused: false, retries, timingsMs: timings }
   } finally {
     db.close()
   }
+}
+
+/** A release file's manifest and catalog as stored, and the record a load writes for it. */
+function releaseMeta(db: Database.Database, id: string, index: string): { manifestJson: string; catalogJson: string; manifest: ReleaseManifest; record: () => ReleaseRecord } {
+  const meta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
+  const manifestJson = meta.get('manifest')!.value
+  const catalogJson = meta.get('catalog')!.value
+  const manifest = JSON.parse(manifestJson) as ReleaseManifest
+  const record = (): ReleaseRecord => ({
+    id,
+    index,
+    format: FACTS_FORMAT,
+    createdAt: manifest.createdAt,
+    loadedAt: new Date().toISOString(),
+    facts: manifest.counts.facts,
+    complete: manifest.problems.length === 0,
+    manifest: manifestJson,
+    catalog: catalogJson
+  })
+  return { manifestJson, catalogJson, manifest, record }
+}
+
+/**
+ * An empty index for the release, tuned for loading (no replicas, no refreshes): an earlier load's
+ * record and index are discarded first. Never pulls the index out from under the alias: reloading
+ * the promoted release would be an outage.
+ */
+async function freshIndex(repo: EngineRepository, id: string, index: string, recorded: boolean, log: (line: string) => void): Promise<void> {
+  if ((await repo.aliasHolders()).includes(index))
+    throw new EngineCommandError(`release ${id} is promoted but its index ${index} is incomplete or has older mappings; promote another release, retire this one, then load it again`)
+  await ensureReleasesIndex(repo)
+  if (recorded) await repo.engine.request({ method: 'DELETE', path: `/${repo.names.releases}/_doc/${id}`, querystring: { refresh: 'true' }, ignore: [404] })
+  if (await indexExists(repo, index)) {
+    log(recorded ? `reloading ${index}: it was loaded with other mappings or is incomplete` : `discarding the unfinished index ${index} of an earlier load`)
+    await repo.engine.request({ method: 'DELETE', path: `/${index}` })
+  }
+  await repo.engine.request({
+    method: 'PUT',
+    path: `/${index}`,
+    body: {
+      ...factsIndex,
+      settings: {
+        ...factsIndex.settings,
+        index: { ...factsIndex.settings.index, number_of_replicas: 0, refresh_interval: '-1', 'translog.durability': 'async' }
+      }
+    }
+  })
+}
+
+/**
+ * Streams the release's facts into the index in canonical order, a bulk request's worth at a time
+ * (memory does not grow with the release), at most `concurrency` requests ahead of the engine.
+ * Ords are per shard: a document's id is its position in that order. Returns the rows sent.
+ */
+async function bulkLoad(repo: EngineRepository, index: string, releaseDb: string, total: number, opts: LoadOptions): Promise<{ sent: number; retries: number }> {
+  const bulkDocs = opts.bulkDocs ?? 2000
+  const concurrency = opts.concurrency ?? 2
+  const stats = { retries: 0 }
+  const inFlight = new Set<Promise<void>>()
+  let failure: unknown
+  let sent = 0
+  let done = 0
+  const send = async (lines: string[]) => {
+    const p = bulkChunk(repo, index, lines, stats).then(
+      () => {
+        done += lines.length / 2
+        opts.onProgress?.(done, total)
+      },
+      (err: unknown) => void (failure ??= err)
+    )
+    const tracked = p.finally(() => inFlight.delete(tracked))
+    inFlight.add(tracked)
+    // Backpressure: read no further than `concurrency` requests ahead of the engine.
+    while (inFlight.size >= concurrency) await Promise.race(inFlight)
+  }
+  let lines: string[] = []
+  for (const r of readStoredFacts(releaseDb)) {
+    lines.push(`{"index":{"_id":"${sent}"}}`, JSON.stringify(factDocument(r)))
+    sent++
+    if (lines.length === 2 * bulkDocs) {
+      await send(lines)
+      lines = []
+      if (failure) break
+    }
+  }
+  if (lines.length && !failure) await send(lines)
+  await Promise.all(inFlight)
+  if (failure) throw failure
+  return { sent, retries: stats.retries }
 }
 
 /**
