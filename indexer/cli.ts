@@ -68,6 +68,95 @@ function progressReporter(): { update: (stage: string, done: number, total: numb
   }
 }
 
+/** What a command is given: the data directory, its arguments and the options. */
+interface CommandArgs {
+  data: DataDir
+  arg: string | undefined
+  arg2: string | undefined
+  values: { promote?: boolean; 'allow-partial'?: boolean; out?: string; mirror?: string; 'keys-file'?: string; curation?: string }
+}
+
+/** Each command: its exit code, or undefined when its arguments are missing (the usage is printed). */
+const COMMANDS: Record<string, (a: CommandArgs) => Promise<number | undefined>> = {
+  async index({ data, arg, values }) {
+    if (!arg) return undefined
+    const bar = progressReporter()
+    const r = await buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update, ...(values.curation ? { curation: resolve(values.curation) } : {}) })
+    bar.stop()
+    for (const p of r.problems) process.stderr.write(`hwfacts: problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.reason}\n`)
+    for (const n of r.manifest.coverageNotes) process.stderr.write(`hwfacts: coverage: ${n}\n`)
+    process.stderr.write(
+      `hwfacts: release ${r.id} ${r.reused ? '(already kept, unchanged)' : 'written'}: ${r.manifest.counts.facts} facts, ` +
+        `${r.manifest.counts.parts} parts, ${r.manifest.counts.targets} targets, ${r.manifest.sources.length} sources, ${r.problems.length} problems; ${r.units.parsed} units parsed, ${r.units.cached} from the parse cache; ${JSON.stringify(r.timingsMs)}\n`
+    )
+    process.stdout.write(r.id + '\n')
+    if (values.promote) {
+      promote(data, r.id, values['allow-partial'])
+      process.stderr.write(`hwfacts: promoted ${r.id}\n`)
+    }
+    return r.problems.length > 0 ? 1 : 0
+  },
+  async releases({ data }) {
+    const promoted = data.promotedId()
+    for (const id of data.releaseIds()) {
+      const m = readManifest(data, id)!
+      process.stdout.write(`${id === promoted ? '*' : ' '} ${id}  ${m.createdAt}  ${m.counts.facts} facts  ${m.sources.length} sources${m.problems.length ? `  PARTIAL (${m.problems.length} problems)` : ''}\n`)
+    }
+    return 0
+  },
+  async promote({ data, arg, values }) {
+    if (!arg) return undefined
+    promote(data, arg, values['allow-partial'])
+    process.stdout.write(`promoted ${arg}\n`)
+    return 0
+  },
+  async verify({ data, arg }) {
+    if (!arg) return undefined
+    const results = verify(data, arg)
+    const bad = results.filter((r) => !r.ok)
+    for (const b of bad) process.stderr.write(`hwfacts: ${b.path}: ${b.reason}\n`)
+    process.stdout.write(`${results.length - bad.length}/${results.length} archived artifacts verified\n`)
+    const files = await verifyFiles(data, arg)
+    if (files.length === 0) process.stdout.write(`release files verified (release.sqlite and ${readManifest(data, arg)!.shards?.length ?? 0} shards)\n`)
+    for (const f of files) process.stderr.write(`hwfacts: ${data.releaseDir(arg)}/${f}\n`)
+    return bad.length === 0 && files.length === 0 ? 0 : 1
+  },
+  async fetch({ data, arg, values }) {
+    if (!arg) return undefined
+    const r = await fetchSources(arg, data, {
+      ...(values.mirror ? { mirror: values.mirror } : {}),
+      ...(values.out ? { outDir: resolve(values.out) } : {}),
+      onEach: (p) => process.stderr.write(`hwfacts: fetched ${p}\n`)
+    })
+    for (const f of r.failures) process.stderr.write(`hwfacts: ${f.path}: ${f.reason}\n`)
+    process.stdout.write(`${r.fetched} fetched, ${r.failures.length} failed\n`)
+    return r.failures.length === 0 ? 0 : 1
+  },
+  async sample({ data }) {
+    if (data.promotedId() !== undefined) return 0
+    const corpus = sampleCorpus()
+    const r = await buildRelease({ inventory: corpus, dataDir: data.root })
+    promote(data, r.id)
+    process.stdout.write(`Built and promoted the sample release ${r.id} from ${corpus}\n`)
+    return 0
+  },
+  async keys({ data, arg, arg2, values }) {
+    if (arg !== 'create' || !arg2 || !/^[A-Za-z0-9._-]{1,64}$/.test(arg2)) return undefined
+    const file = resolve(values['keys-file'] ?? process.env.HWFACTS_API_KEYS_FILE ?? join(data.root, 'api-keys.json'))
+    const doc = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { keys: ApiKey[] }) : { keys: [] }
+    if (doc.keys.some((k) => k.id === arg2)) throw new PromotionError(`${file} already has a key ${arg2}`)
+    // Loaded only here: the keys module's schema library takes about half a second to load.
+    const { generateKey } = await import('../src/auth/keys.js')
+    const { secret, record } = generateKey(arg2)
+    doc.keys.push(record)
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, JSON.stringify(doc, null, 2) + '\n', { mode: 0o600 })
+    process.stderr.write(`hwfacts: added key ${arg2} to ${file}; the secret below is not stored anywhere\n`)
+    process.stdout.write(secret + '\n')
+    return 0
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   // The engine commands have options of their own; hand them the rest of the line untouched.
   if (argv[0] === 'engine') return (await import('./engine-cli.js')).engineCommand(argv.slice(1))
@@ -91,87 +180,9 @@ export async function main(argv: string[]): Promise<number> {
     return cmd || values.help ? 0 : 2
   }
   const data = new DataDir(resolve(values['data-dir'] ?? process.env.HWFACTS_DATA_DIR ?? 'data'))
-  switch (cmd) {
-    case 'index': {
-      if (!arg) break
-      const bar = progressReporter()
-      const r = await buildRelease({ inventory: arg, dataDir: data.root, onProgress: bar.update, ...(values.curation ? { curation: resolve(values.curation) } : {}) })
-      bar.stop()
-      for (const p of r.problems) process.stderr.write(`hwfacts: problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.reason}\n`)
-      for (const n of r.manifest.coverageNotes) process.stderr.write(`hwfacts: coverage: ${n}\n`)
-      process.stderr.write(
-        `hwfacts: release ${r.id} ${r.reused ? '(already kept, unchanged)' : 'written'}: ${r.manifest.counts.facts} facts, ` +
-          `${r.manifest.counts.parts} parts, ${r.manifest.counts.targets} targets, ${r.manifest.sources.length} sources, ${r.problems.length} problems; ${r.units.parsed} units parsed, ${r.units.cached} from the parse cache; ${JSON.stringify(r.timingsMs)}\n`
-      )
-      process.stdout.write(r.id + '\n')
-      if (values.promote) {
-        promote(data, r.id, values['allow-partial'])
-        process.stderr.write(`hwfacts: promoted ${r.id}\n`)
-      }
-      return r.problems.length > 0 ? 1 : 0
-    }
-    case 'releases': {
-      const promoted = data.promotedId()
-      for (const id of data.releaseIds()) {
-        const m = readManifest(data, id)!
-        process.stdout.write(
-          `${id === promoted ? '*' : ' '} ${id}  ${m.createdAt}  ${m.counts.facts} facts  ${m.sources.length} sources${m.problems.length ? `  PARTIAL (${m.problems.length} problems)` : ''}\n`
-        )
-      }
-      return 0
-    }
-    case 'promote': {
-      if (!arg) break
-      promote(data, arg, values['allow-partial'])
-      process.stdout.write(`promoted ${arg}\n`)
-      return 0
-    }
-    case 'verify': {
-      if (!arg) break
-      const results = verify(data, arg)
-      const bad = results.filter((r) => !r.ok)
-      for (const b of bad) process.stderr.write(`hwfacts: ${b.path}: ${b.reason}\n`)
-      process.stdout.write(`${results.length - bad.length}/${results.length} archived artifacts verified\n`)
-      const files = await verifyFiles(data, arg)
-      if (files.length === 0) process.stdout.write(`release files verified (release.sqlite and ${readManifest(data, arg)!.shards?.length ?? 0} shards)\n`)
-      for (const f of files) process.stderr.write(`hwfacts: ${data.releaseDir(arg)}/${f}\n`)
-      return bad.length === 0 && files.length === 0 ? 0 : 1
-    }
-    case 'fetch': {
-      if (!arg) break
-      const r = await fetchSources(arg, data, {
-        ...(values.mirror ? { mirror: values.mirror } : {}),
-        ...(values.out ? { outDir: resolve(values.out) } : {}),
-        onEach: (p) => process.stderr.write(`hwfacts: fetched ${p}\n`)
-      })
-      for (const f of r.failures) process.stderr.write(`hwfacts: ${f.path}: ${f.reason}\n`)
-      process.stdout.write(`${r.fetched} fetched, ${r.failures.length} failed\n`)
-      return r.failures.length === 0 ? 0 : 1
-    }
-    case 'sample': {
-      if (data.promotedId() !== undefined) return 0
-      const corpus = sampleCorpus()
-      const r = await buildRelease({ inventory: corpus, dataDir: data.root })
-      promote(data, r.id)
-      process.stdout.write(`Built and promoted the sample release ${r.id} from ${corpus}\n`)
-      return 0
-    }
-    case 'keys': {
-      if (arg !== 'create' || !arg2 || !/^[A-Za-z0-9._-]{1,64}$/.test(arg2)) break
-      const file = resolve(values['keys-file'] ?? process.env.HWFACTS_API_KEYS_FILE ?? join(data.root, 'api-keys.json'))
-      const doc = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { keys: ApiKey[] }) : { keys: [] }
-      if (doc.keys.some((k) => k.id === arg2)) throw new PromotionError(`${file} already has a key ${arg2}`)
-      // Loaded only here: the keys module's schema library takes about half a second to load.
-      const { generateKey } = await import('../src/auth/keys.js')
-      const { secret, record } = generateKey(arg2)
-      doc.keys.push(record)
-      mkdirSync(dirname(file), { recursive: true })
-      writeFileSync(file, JSON.stringify(doc, null, 2) + '\n', { mode: 0o600 })
-      process.stderr.write(`hwfacts: added key ${arg2} to ${file}; the secret below is not stored anywhere\n`)
-      process.stdout.write(secret + '\n')
-      return 0
-    }
-  }
+  const run = Object.hasOwn(COMMANDS, cmd) ? COMMANDS[cmd] : undefined
+  const code = run ? await run({ data, arg, arg2, values }) : undefined
+  if (code !== undefined) return code
   process.stderr.write(USAGE + '\n')
   return 2
 }
