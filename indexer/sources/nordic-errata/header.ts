@@ -54,23 +54,7 @@ export function parseHeader(a: LoadedArtifact, problems: ParseProblem[], stats: 
   const lines = text.split(/\r?\n/)
   const result: HeaderResult = { artifact: a, text, models: new Map(), outcomes: [] }
 
-  // Build configurations: every variant macro the file names, times every core it names (the
-  // headers name cores only in nrf53_erratas.h, whose only device is the two-core nRF5340).
-  const variants = [...new Set(text.match(VARIANT_RE) ?? [])].sort()
-  const cores = Object.keys(CORE_MACROS).filter((m) => new RegExp(`\\b${m}\\b`).test(text))
-  const configs: Config[] = []
-  for (const variant of variants) {
-    for (const core of cores.length > 0 ? cores : [null]) {
-      const model = variant.replace(/_XX[A-Z]{2}$/, '') + (core === null ? '' : `_${CORE_MACROS[core]}`)
-      let info = result.models.get(model)
-      if (!info) {
-        info = { variants: [], core: core === null ? null : (CORE_MACROS[core] ?? null), coreMacro: core }
-        result.models.set(model, info)
-      }
-      info.variants.push(variant)
-      for (const nonsecure of [false, true]) configs.push({ variant, core, nonsecure, model })
-    }
-  }
+  const configs = buildConfigs(text, result.models)
 
   const registers = headerRegisters(text)
   const declared = new Set<string>()
@@ -94,20 +78,7 @@ export function parseHeader(a: LoadedArtifact, problems: ParseProblem[], stats: 
     defined.add(fn)
     const defLine = i + 1
 
-    // Body: `{` on the next line, up to the first `}` in column 0.
-    let open = i + 1
-    while (open < lines.length && (lines[open] ?? '').trim() === '') open++
-    let close = open + 1
-    // A missing `}` must not swallow the next function: stop at the next definition.
-    while (close < lines.length && !/^}\s*$/.test(lines[close] ?? '') && !FN_DEF_RE.test(lines[close] ?? '')) close++
-    // The banner comment that opens this erratum's section starts its preamble (PRESENT macros).
-    let bannerIdx = -1
-    for (let j = i - 1; j >= regionStart; j--) {
-      if (BANNER_RE.test(lines[j] ?? '')) {
-        bannerIdx = j
-        break
-      }
-    }
+    const { open, close, bannerIdx } = functionBounds(lines, i, regionStart)
     if ((lines[open] ?? '').trim() !== '{' || close >= lines.length || !/^}\s*$/.test(lines[close] ?? '')) {
       problems.push({ file: a.path, line: defLine, reason: `${fn}(): function body not delimited by '{' and a closing '}' in column 0` })
       regionStart = i + 1
@@ -150,6 +121,50 @@ export function parseHeader(a: LoadedArtifact, problems: ParseProblem[], stats: 
     if (!defined.has(d)) problems.push({ file: a.path, reason: `${d}() is declared but never defined` })
   }
   return result
+}
+
+/**
+ * Build configurations: every variant macro the file names, times every core it names (the
+ * headers name cores only in nrf53_erratas.h, whose only device is the two-core nRF5340), secure
+ * and not; each variant's model (and core) recorded in `models`.
+ */
+function buildConfigs(text: string, models: Map<string, ModelInfo>): Config[] {
+  const variants = [...new Set(text.match(VARIANT_RE) ?? [])].sort()
+  const cores = Object.keys(CORE_MACROS).filter((m) => new RegExp(`\\b${m}\\b`).test(text))
+  const configs: Config[] = []
+  for (const variant of variants) {
+    for (const core of cores.length > 0 ? cores : [null]) {
+      const model = variant.replace(/_XX[A-Z]{2}$/, '') + (core === null ? '' : `_${CORE_MACROS[core]}`)
+      let info = models.get(model)
+      if (!info) {
+        info = { variants: [], core: core === null ? null : (CORE_MACROS[core] ?? null), coreMacro: core }
+        models.set(model, info)
+      }
+      info.variants.push(variant)
+      for (const nonsecure of [false, true]) configs.push({ variant, core, nonsecure, model })
+    }
+  }
+  return configs
+}
+
+/**
+ * Where the function defined at line i is: its body from `{` on the next line to the first `}` in
+ * column 0 (a missing `}` stops at the next definition rather than swallow it), and the banner
+ * comment that opens its section and starts its preamble (PRESENT macros), -1 when none since regionStart.
+ */
+function functionBounds(lines: string[], i: number, regionStart: number): { open: number; close: number; bannerIdx: number } {
+  let open = i + 1
+  while (open < lines.length && (lines[open] ?? '').trim() === '') open++
+  let close = open + 1
+  while (close < lines.length && !/^}\s*$/.test(lines[close] ?? '') && !FN_DEF_RE.test(lines[close] ?? '')) close++
+  let bannerIdx = -1
+  for (let j = i - 1; j >= regionStart; j--) {
+    if (BANNER_RE.test(lines[j] ?? '')) {
+      bannerIdx = j
+      break
+    }
+  }
+  return { open, close, bannerIdx }
 }
 
 export interface FunctionInput {
