@@ -91,11 +91,12 @@ function modmAlternateFunctions(path: string, id: Record<string, string>, pkg: s
   expect(admits(attrsOf(body[1]!))).toBe(true)
   const out = new Map<string, Set<string>>()
   for (const m of body[2]!.matchAll(/<pin [^>]*name="(P[A-Z]\d+)(?![\d_])[^"]*"/g)) out.set(m[1]!, new Set())
-  for (const g of text.matchAll(/<gpio ([^>]*)>([\s\S]*?)<\/gpio>/g)) {
+  // A <gpio> without signals is written `<gpio port="b" pin="2"/>`.
+  for (const g of text.matchAll(/<gpio ([^>]*?)(?:\/>|>([\s\S]*?)<\/gpio>)/g)) {
     const a = attrsOf(g[1]!)
     const name = `P${a.port!.toUpperCase()}${a.pin}`
     if (!out.has(name) || !admits(a)) continue
-    for (const t of g[2]!.matchAll(/<signal [^>]*\/>/g)) {
+    for (const t of (g[2] ?? '').matchAll(/<signal [^>]*\/>/g)) {
       const sig = attrsOf(t[0])
       if (sig.af !== undefined && admits(sig)) out.get(name)!.add(`${sig.af} ${sig.driver!.toUpperCase()}${sig.instance ?? ''}_${sig.name!.toUpperCase()}`)
     }

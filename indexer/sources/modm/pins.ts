@@ -49,14 +49,16 @@ interface Signal extends Located {
 interface Package extends Located {
   name: string
   pins: Array<{ position: string; name: string; line: number }>
+  /** Its GPIO pins' names (`PA9` of `PA9 [PA11]`), file order. */
+  gpios: Set<string>
 }
 
 interface PinData {
   /** Signal-bearing `<gpio>` elements by GPIO name (`PA9`), file order. */
   gpios: Map<string, Array<Located & { signals: Signal[] }>>
   packages: Package[]
-  /** The elements with a `device-*` filter: what tells one identifier's pins from another's. */
-  conditioned: Located[]
+  /** The `<gpio>` and `<signal>` elements with a `device-*` filter, by GPIO name: what tells one identifier's pins from another's. */
+  conditioned: Array<Located & { gpio: string }>
 }
 
 /** A GPIO port pin (`PA9`); `PC2_C`, the H7's analog-switch pad, is not one (as stm32-data/pins.ts). */
@@ -71,10 +73,9 @@ export function stSignal(s: Readonly<Record<string, string>>): { peripheral: str
 /** The `<gpio>` and `<package>` elements of the device's gpio drivers, with their filters. */
 function readPinData(device: XmlElement, file: string, problems: ParseProblem[]): PinData {
   const out: PinData = { gpios: new Map(), packages: [], conditioned: [] }
-  const at = (parent: Located, el: XmlElement, path: string): Located => {
-    const own = filtersOf(el)
-    const loc = { line: el.line, path: `${parent.path}/${path}`, filters: parent.filters.concat(own) }
-    if (loc.filters.length) out.conditioned.push(loc)
+  const at = (parent: Located, el: XmlElement, path: string, gpio?: string): Located => {
+    const loc = { line: el.line, path: `${parent.path}/${path}`, filters: parent.filters.concat(filtersOf(el)) }
+    if (gpio !== undefined && loc.filters.length) out.conditioned.push({ ...loc, gpio })
     return loc
   }
   const root: Located = { line: device.line, path: '/modm/device', filters: filtersOf(device) }
@@ -84,7 +85,7 @@ function readPinData(device: XmlElement, file: string, problems: ParseProblem[])
     for (const el of driverEl.children) {
       if (el.name === 'gpio') {
         const name = `P${(el.attrs.port ?? '').toUpperCase()}${el.attrs.pin ?? ''}`
-        const gpio = at(driver, el, `gpio[port=${el.attrs.port}][pin=${el.attrs.pin}]`)
+        const gpio = at(driver, el, `gpio[port=${el.attrs.port}][pin=${el.attrs.pin}]`, name)
         const signals: Signal[] = []
         for (const s of el.children) {
           if (s.name !== 'signal') continue
@@ -94,12 +95,13 @@ function readPinData(device: XmlElement, file: string, problems: ParseProblem[])
             continue
           }
           const { peripheral, signal } = stSignal(s.attrs)
-          signals.push({ ...at(gpio, s, `signal[${signal}]`), signal, peripheral, ...(af !== undefined ? { af: Number(af) } : {}) })
+          signals.push({ ...at(gpio, s, `signal[${signal}]`, name), signal, peripheral, ...(af !== undefined ? { af: Number(af) } : {}) })
         }
         out.gpios.set(name, [...(out.gpios.get(name) ?? []), { ...gpio, signals }])
       } else if (el.name === 'package') {
         const pins = el.children.filter((p) => p.name === 'pin').map((p) => ({ position: p.attrs.position ?? '', name: p.attrs.name ?? '', line: p.line }))
-        out.packages.push({ ...at(driver, el, `package[name=${el.attrs.name}]`), name: el.attrs.name ?? '', pins })
+        const gpios = new Set(pins.map((p) => pinBaseName(p.name)).filter((n) => GPIO.test(n)))
+        out.packages.push({ ...at(driver, el, `package[name=${el.attrs.name}]`), name: el.attrs.name ?? '', pins, gpios })
       }
     }
   }
@@ -120,13 +122,15 @@ export function modmPinTargets(
   const data = readPinData(device, src.path, out.problems)
   const groups = new Map<string, { pkg: Package; names: string[]; id: Identifier }>()
   const targetOf = new Map<string, string>()
+  // Conditioned elements of pins a package does not have make no difference to its facts.
+  const telling = new Map(data.packages.map((p) => [p, data.conditioned.filter((e) => p.gpios.has(e.gpio))]))
   for (const { name, id } of ids) {
     const pkgs = data.packages.filter((p) => matches(p.filters, id))
     if (pkgs.length !== 1) {
       if (pkgs.length > 1) out.problems.push({ file: src.path, line: pkgs[1]!.line, reason: `identifier ${name} matches packages ${pkgs.map((p) => p.name).join(', ')}; which it has is not clear, no pins for it` })
       continue
     }
-    const seen = `${pkgs[0]!.line}|${data.conditioned.filter((e) => matches(e.filters, id)).map((e) => e.line).join(',')}`
+    const seen = `${pkgs[0]!.line}|${telling.get(pkgs[0]!)!.filter((e) => matches(e.filters, id)).map((e) => e.line).join(',')}`
     const g = groups.get(seen) ?? { pkg: pkgs[0]!, names: [], id }
     groups.set(seen, g)
     g.names.push(name)
@@ -149,7 +153,7 @@ function packageFacts(data: PinData, pkg: Package, id: Identifier, key: string, 
   const byName = new Map<string, Package['pins']>()
   for (const p of pkg.pins) {
     const name = pinBaseName(p.name)
-    if (GPIO.test(name)) byName.set(name, [...(byName.get(name) ?? []), p])
+    if (pkg.gpios.has(name)) byName.set(name, [...(byName.get(name) ?? []), p])
   }
   const out: FactDraft[] = []
   for (const [name, pads] of byName) {
