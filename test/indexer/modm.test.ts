@@ -32,6 +32,9 @@ const inline = (text: string) => art('inline.xml', Buffer.from(text))
 const byName = (ps: readonly PartNumber[]) => [...ps].sort((a, b) => a.name.localeCompare(b.name))
 const attrsOf = (tag: string) => Object.fromEntries([...tag.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]))
 
+/** A modm signal name as ST's pin data writes it: upper case, the I2S extension's `ext_` apart (`I2S2_ext_SD`). */
+const stName = (n: string) => n.toUpperCase().replace(/^EXT_/, 'ext_')
+
 /** Every `<memory .../>` line of a file: its attributes. */
 const memoriesOf = (text: string) => [...text.matchAll(/<memory [^>]*\/>/g)].map((m) => attrsOf(m[0]))
 
@@ -149,7 +152,7 @@ describe.skipIf(!existsSync(WORLD))('modm: files of the world corpus', () => {
         out[pin!] = gpios
           .filter((g) => g.name === pin && admits(g.tag, id))
           .flatMap((g) => g.signals.filter((x) => admits(x, id)).map((x) => attrsOf(x)))
-          .map((x) => `${x.af ?? '-'} ${x.driver!.toUpperCase()}${x.instance ?? ''}_${x.name!.toUpperCase()}`)
+          .map((x) => `${x.af ?? '-'} ${x.driver!.toUpperCase()}${x.instance ?? ''}_${stName(x.name!)}`)
           .sort()
       return { pkg: pkg!.name, pins: out }
     }
@@ -265,6 +268,65 @@ describe('modm: hand-written files', () => {
       ['modm:valid:samx1g15a-mu', 'ram', 'ram'],
       ['modm:valid:samx1g15a-mu', 'mystery', 'other']
     ])
+  })
+
+  it('pins: targets split by a conditioned signal only, labels as listed, an identifier of two packages, an AF that is no number', () => {
+    const xml = (platform: string) => `<modm>
+  <device platform="${platform}" family="x1" name="01" pin="c|r|v" size="4|8" package="t">
+    <naming-schema>{platform}{family}{name}{pin}{size}{package}</naming-schema>
+    <driver name="gpio" type="stm32">
+      <gpio port="a" pin="9">
+        <signal af="7" driver="usart" instance="1" name="tx"/>
+        <signal device-size="8" af="5" driver="i2s" instance="2" name="ext_sd"/>
+        <signal driver="adc" instance="1" name="in9"/>
+      </gpio>
+      <gpio device-size="8" port="c" pin="14">
+        <signal af="x" driver="tim" instance="1" name="ch1"/>
+      </gpio>
+      <gpio device-size="4" port="b" pin="1">
+        <signal af="1" driver="tim" instance="3" name="ch4"/>
+      </gpio>
+      <package device-pin="c" name="LQFP48">
+        <pin position="1" name="PC14-OSC32_IN"/>
+        <pin position="2" name="PA9"/>
+        <pin position="3" name="PC2_C"/>
+        <pin position="4" name="VDD" type="power"/>
+      </package>
+      <package device-pin="r|v" name="LQFP64">
+        <pin position="7" name="PA9"/>
+      </package>
+      <package device-pin="v" name="LQFP100">
+        <pin position="9" name="PA9"/>
+      </package>
+    </driver>
+  </device>
+</modm>`
+    const r = parseModm(inline(xml('stm32')))
+    // Line 11: the AF that is no number; line 25: pin v's second package (LQFP100).
+    expect(r.problems).toEqual([
+      { file: 'inline.xml', line: 11, reason: 'signal with af "x", not an AF number; left out' },
+      { file: 'inline.xml', line: 25, reason: 'identifier stm32x101v4t matches packages LQFP64, LQFP100; which it has is not clear, no pins for it' },
+      { file: 'inline.xml', line: 25, reason: 'identifier stm32x101v8t matches packages LQFP64, LQFP100; which it has is not clear, no pins for it' }
+    ])
+    const pinsOf = (n: string) => r.partNumbers!.find((p) => p.name === n)!.targets?.find((t) => t.includes(':pins:'))
+    // Size 8 adds I2S2_ext_SD on PA9; PB1's signal (size 4) is on no pin of these packages.
+    expect(Object.fromEntries(['c4', 'c8', 'r4', 'r8', 'v4'].map((x) => [x, pinsOf(`stm32x101${x}t`)]))).toEqual({
+      c4: 'modm:inline:pins:stm32x101c4t',
+      c8: 'modm:inline:pins:stm32x101c8t',
+      r4: 'modm:inline:pins:stm32x101r4t',
+      r8: 'modm:inline:pins:stm32x101r8t',
+      v4: undefined
+    })
+    const facts = (t: string) => r.facts.filter((f) => f.target === t).map((f) => [f.name, f.value])
+    const pa9 = (position: string, pkg: string, extra: object[]) => ({ label: 'PA9', package: pkg, position, positions: [position], type: 'I/O', signals: ['ADC1_IN9', ...(extra.length ? ['I2S2_ext_SD'] : []), 'USART1_TX'], alternateFunctions: [...extra, { af: 7, signal: 'USART1_TX' }] })
+    // PC14-OSC32_IN is PC14 (no signal it may have: its AF is no number); PC2_C is no GPIO pin; VDD no I/O.
+    expect(facts('modm:inline:pins:stm32x101c8t')).toEqual([
+      ['PC14', { label: 'PC14-OSC32_IN', package: 'LQFP48', position: '1', positions: ['1'], type: 'I/O', signals: [], alternateFunctions: [] }],
+      ['PA9', pa9('2', 'LQFP48', [{ af: 5, signal: 'I2S2_ext_SD' }])]
+    ])
+    expect(facts('modm:inline:pins:stm32x101r4t')).toEqual([['PA9', pa9('7', 'LQFP64', [])]])
+    // Only STM32 files are read for pins.
+    expect(parseModm(inline(xml('avr'))).facts.filter((f) => f.topic === 'pins')).toEqual([])
   })
 
   it('a file that does not parse, an unknown platform, a schema with a stray brace', () => {

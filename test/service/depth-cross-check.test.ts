@@ -98,11 +98,13 @@ function modmAlternateFunctions(path: string, id: Record<string, string>, pkg: s
     if (!out.has(name) || !admits(a)) continue
     for (const t of (g[2] ?? '').matchAll(/<signal [^>]*\/>/g)) {
       const sig = attrsOf(t[0])
-      if (sig.af !== undefined && admits(sig)) out.get(name)!.add(`${sig.af} ${sig.driver!.toUpperCase()}${sig.instance ?? ''}_${sig.name!.toUpperCase()}`)
+      if (sig.af !== undefined && admits(sig)) out.get(name)!.add(`${sig.af} ${sig.driver!.toUpperCase()}${sig.instance ?? ''}_${stName(sig.name!)}`)
     }
   }
   return out
 }
+/** A modm signal name as ST's pin data writes it: upper case, the I2S extension's `ext_` apart (`I2S2_ext_SD`). */
+const stName = (n: string) => n.toUpperCase().replace(/^EXT_/, 'ext_')
 /** STM32F407VGT6 by modm's naming schema: {platform}{family}{name}{pin}{size}{package}{temperature}{variant}. */
 const F407VGT6 = { platform: 'stm32', family: 'f4', name: '07', pin: 'v', size: 'g', package: 't', temperature: '6', variant: '' }
 
@@ -302,6 +304,20 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
       expect(modmLines[0]).toMatch(/^<pin position="\d+" name="PA9"\/>$/)
       expect(modmLines[1]).toBe('<gpio port="a" pin="9">')
       expect(modmLines).toContain('<signal af="7" driver="usart" instance="1" name="tx"/>')
+    })
+
+    it('modm\'s disagreements on STM32F407VGTx: the debug port named per signal (SYS_JTMS, SYS_SWDIO for ST\'s SYS_JTMS-SWDIO) and ETH_RCC_CRS_DV', async () => {
+      const bad = [...modmVerdicts()].filter(([, ok]) => !ok).map(([n]) => n).sort()
+      expect(bad).toEqual(['PA13', 'PA14', 'PA7', 'PB3'])
+      const st = stAlternateFunctions(ST_F407, ST_F407_GPIO)
+      expect(st.get('PA13')).toContain('0 SYS_JTMS-SWDIO')
+      expect(st.get('PA7')).toContain('11 ETH_CRS_DV')
+      const d = (await facts.discrepancies({ part: 'STM32F407VGTx', topic: 'pins', limit: 50 })) as Obj
+      const modm = (d.discrepancies as Obj[]).filter((x) => x.facts[1].scope.source === MODM_F4)
+      expect(modm.map((x) => x.name).sort()).toEqual(bad)
+      const pa13 = modm.find((x) => x.name === 'PA13')!
+      expect(pa13.facts[1].value.alternateFunctions).toEqual(expect.arrayContaining([{ af: 0, signal: 'SYS_JTMS' }, { af: 0, signal: 'SYS_SWDIO' }]))
+      expect(pa13.facts[0].scope.source).toBe(ST_F407)
     })
 
     it('a real disagreement: stm32-data gives STM32G441CB PB7 UART4_CTS on AF14, ST\'s pin data no UART4 on the part; each source\'s fact, scoped to it', async () => {

@@ -10,10 +10,11 @@
  * without Ethernet, has another).
  *
  * Signals are spelled as ST's pin data spells them, driver and instance upper-cased + `_` + name
- * (`usart` 1 `tx` → `USART1_TX`), so the sources can be compared. Where modm names otherwise, a
- * comparison shows it: modm gives SYS_WKUP an AF 0 where ST's pin data lists it without one,
- * names Ethernet signals once (`ETH_CRS`) where ST names them per interface (`ETH_MII_CRS`), and
- * the debug port per signal (`SYS_JTMS`, `SYS_SWDIO`) where ST writes `SYS_JTMS-SWDIO`.
+ * (`usart` 1 `tx` → `USART1_TX`; `i2s` 2 `ext_sd` → `I2S2_ext_SD`), so the sources can be
+ * compared. Where modm names otherwise, a comparison shows it (STM32F407VGTx LQFP100: 78 of 82
+ * pins agree with ST's): modm names the debug port's AF0 per signal (`SYS_JTMS`, `SYS_SWDIO`)
+ * where ST writes one (`SYS_JTMS-SWDIO`: PA13, PA14, PB3), and Ethernet's `rcc_crs_dv`
+ * (`ETH_RCC_CRS_DV`, PA7) is ST's `ETH_CRS_DV`.
  */
 import type { DocumentTarget, FactDraft, ParseProblem } from '../../../src/model/fact.js'
 import type { XmlElement } from '../../xml.js'
@@ -67,7 +68,9 @@ const GPIO = /^P[A-Z]\d+$/
 /** `usart` 1 `tx` → `USART1_TX`: ST's pin data spelling (see the file comment for where modm differs). */
 export function stSignal(s: Readonly<Record<string, string>>): { peripheral: string; signal: string } {
   const peripheral = `${(s.driver ?? '').toUpperCase()}${s.instance ?? ''}`
-  return { peripheral, signal: `${peripheral}_${(s.name ?? '').toUpperCase()}` }
+  const name = (s.name ?? '').toUpperCase()
+  // The I2S full-duplex extension is ST's lower-case `ext` (`I2S2_ext_SD`) in every pin data file.
+  return { peripheral, signal: `${peripheral}_${name.replace(/^EXT_/, 'ext_')}` }
 }
 
 /** The `<gpio>` and `<package>` elements of the device's gpio drivers, with their filters. */
