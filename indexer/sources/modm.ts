@@ -4,7 +4,8 @@
  * sizes of the `<memory>` elements that apply to it; and those `<memory>` elements as `memory`
  * facts. The identifiers of one file differ in memory only by the elements' `device-*` filters:
  * identifiers that see the same elements share one target (`modm:samd21:samd21e15a-au`, named
- * by the file and the group's first identifier).
+ * by the file and the group's first identifier). STM32 files also give `pins` facts, a target per
+ * package and signal set (modm/pins.ts).
  */
 import type { DocumentTarget, FactDraft, ParseProblem, PartNumber } from '../../src/model/fact.js'
 import { child, children, parseXml, XmlParseError, type XmlElement } from '../xml.js'
