@@ -4,7 +4,8 @@
  * sizes of the `<memory>` elements that apply to it; and those `<memory>` elements as `memory`
  * facts. The identifiers of one file differ in memory only by the elements' `device-*` filters:
  * identifiers that see the same elements share one target (`modm:samd21:samd21e15a-au`, named
- * by the file and the group's first identifier).
+ * by the file and the group's first identifier). STM32 files also give `pins` facts, a target per
+ * package and signal set (modm/pins.ts).
  */
 import type { DocumentTarget, FactDraft, ParseProblem, PartNumber } from '../../src/model/fact.js'
 import { child, children, parseXml, XmlParseError, type XmlElement } from '../xml.js'
@@ -12,6 +13,7 @@ import { filtersOf, format, matches, parseSchema, product, productSize, type Ide
 import { concatResults, emptyResult, type AdapterResult, type LoadedArtifact, type SourceAdapter } from './types.js'
 import { SourceLines } from './evidence.js'
 import { address, UniqueNames, type MemoryValue } from './memory.js'
+import { modmPinTargets, type Source } from './modm/pins.js'
 
 export const MODM_KIND = 'modm-device'
 
@@ -53,6 +55,8 @@ interface Memory {
   filters: [string, string[]][]
 }
 
+const stemOf = (path: string) => path.replace(/^.*\//, '').replace(/\.xml$/i, '')
+
 /** Parses one device file; never throws. */
 export function parseModm(artifact: LoadedArtifact): AdapterResult {
   const result = emptyResult()
@@ -92,7 +96,11 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
 
   const memories = collectMemories(device, '/modm/device', [], [], file, problems)
   const ids = identifiers(device, schema, file, problems)
-  const targetOf = memoryTargets(artifact, ids.map(({ name, id }) => ({ name, seen: memories.filter((m) => matches(m.filters, id)) })), result)
+  const text = new SourceLines(artifact.content.toString('utf8'))
+  const src = { stem: stemOf(file), path: file, sha256: artifact.sha256, text }
+  const targetOf = memoryTargets(src, ids.map(({ name, id }) => ({ name, seen: memories.filter((m) => matches(m.filters, id)) })), result)
+  // Only STM32 files give AF numbers, the pins' facts compared with ST's pin data.
+  const pinsOf = platform === 'stm32' ? modmPinTargets(device, ids, src, result) : new Map<string, string>()
   const parts: PartNumber[] = []
   for (const { name, id, line } of ids) {
     // nRF files write `xx` where the package code goes: a placeholder, not a package.
@@ -100,6 +108,7 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
     const pkg = written && !/^x+$/i.test(written) ? written : undefined
     const family = id.get('family')
     const { flashKb, ramKb } = sizes(memories.filter((m) => matches(m.filters, id)))
+    const targets = [targetOf.get(name), pinsOf.get(name)].filter((t): t is string => t !== undefined)
     parts.push({
       name,
       vendor,
@@ -107,7 +116,7 @@ export function parseModm(artifact: LoadedArtifact): AdapterResult {
       ...(pkg ? { packages: [pkg] } : {}),
       ...(flashKb !== undefined ? { flashKb } : {}),
       ...(ramKb !== undefined ? { ramKb } : {}),
-      ...(targetOf.has(name) ? { targets: [targetOf.get(name)!] } : {}),
+      ...(targets.length ? { targets } : {}),
       sourceSha256: artifact.sha256,
       sourcePath: file,
       line
@@ -133,9 +142,8 @@ function kindOf(name: string): MemoryValue['kind'] {
  * that has an address and a byte size; returns each identifier's target. An element without
  * either is no region a fact can state (no target when none is left).
  */
-function memoryTargets(a: LoadedArtifact, ids: readonly { name: string; seen: readonly Memory[] }[], out: AdapterResult): Map<string, string> {
-  const stem = a.path.replace(/^.*\//, '').replace(/\.xml$/i, '')
-  const text = new SourceLines(a.content.toString('utf8'))
+function memoryTargets(a: Source, ids: readonly { name: string; seen: readonly Memory[] }[], out: AdapterResult): Map<string, string> {
+  const { stem, text } = a
   const byList = new Map<string, string>()
   const targetOf = new Map<string, string>()
   for (const { name, seen } of ids) {
@@ -225,8 +233,8 @@ function sizes(memories: readonly Memory[]): { flashKb: number | undefined; ramK
 
 export const modmAdapter: SourceAdapter = {
   name: 'modm-devices',
-  // 2: memory facts, a target per set of identifiers with the same memory.
-  version: '2',
+  // 2: memory facts, a target per set of identifiers with the same memory. 3: STM32 pins facts.
+  version: '3',
   kinds: [MODM_KIND],
   // Each file describes its devices on its own.
   units: (artifacts) => artifacts.map((a) => [a]),

@@ -32,6 +32,9 @@ const inline = (text: string) => art('inline.xml', Buffer.from(text))
 const byName = (ps: readonly PartNumber[]) => [...ps].sort((a, b) => a.name.localeCompare(b.name))
 const attrsOf = (tag: string) => Object.fromEntries([...tag.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]))
 
+/** A modm signal name as ST's pin data writes it: upper case, the I2S extension's `ext_` apart (`I2S2_ext_SD`). */
+const stName = (n: string) => n.toUpperCase().replace(/^EXT_/, 'ext_')
+
 /** Every `<memory .../>` line of a file: its attributes. */
 const memoriesOf = (text: string) => [...text.matchAll(/<memory [^>]*\/>/g)].map((m) => attrsOf(m[0]))
 
@@ -130,6 +133,67 @@ describe.skipIf(!existsSync(WORLD))('modm: files of the world corpus', () => {
     expect(r.partNumbers!.find((p) => p.name === 'attiny84a-pu')).toMatchObject({ flashKb: 8, ramKb: 0.5 })
   })
 
+  it('STM32F405/407/415/417 pins: a target per package and signal set the device-* filters select; PA9 of the LQFP100', () => {
+    const a = world('stm32/stm32f4-05_07_15_17.xml')
+    const text = a.content.toString('utf8')
+    const names = [...text.matchAll(/<valid-device>([^<]+)<\/valid-device>/g)].map((m) => m[1]!)
+    // {platform}{family}{name}{pin}{size}{package}{temperature}{variant}: stm32 f4 07 v g t 6.
+    const idOf = (n: string): Record<string, string> => ({ platform: 'stm32', family: 'f4', name: n.slice(7, 9), pin: n[9]!, size: n[10]!, package: n[11]!, temperature: n[12]!, variant: '' })
+    const admits = (tag: string, id: Record<string, string>) => applying([attrsOf(tag)], id).length === 1
+    const packages = [...text.matchAll(/<package ([^>]*)>([\s\S]*?)<\/package>/g)].map((m) => ({ tag: m[1]!, name: attrsOf(m[1]!).name!, pins: [...m[2]!.matchAll(/<pin position="([^"]+)" name="(P[A-Z]\d+)(?![\d_])[^"]*"/g)].map((p) => [p[1]!, p[2]!]) }))
+    // A <gpio> without signals is written `<gpio port="b" pin="2"/>`.
+    const gpios = [...text.matchAll(/<gpio ([^>]*?)(?:\/>|>([\s\S]*?)<\/gpio>)/g)].map((m) => ({ tag: m[1]!, name: `P${attrsOf(m[1]!).port!.toUpperCase()}${attrsOf(m[1]!).pin}`, signals: [...(m[2] ?? '').matchAll(/<signal [^>]*\/>/g)].map((x) => x[0]) }))
+    /** An identifier's package and, per GPIO pin of it, the signals that apply (`7 USART1_TX`, `- ADC1_IN0`), from the raw XML. */
+    const pinsOf = (id: Record<string, string>) => {
+      const [pkg, ...more] = packages.filter((p) => admits(p.tag, id))
+      expect(more).toEqual([])
+      const out: Record<string, string[]> = {}
+      for (const [, pin] of pkg!.pins)
+        out[pin!] = gpios
+          .filter((g) => g.name === pin && admits(g.tag, id))
+          .flatMap((g) => g.signals.filter((x) => admits(x, id)).map((x) => attrsOf(x)))
+          .map((x) => `${x.af ?? '-'} ${x.driver!.toUpperCase()}${x.instance ?? ''}_${stName(x.name!)}`)
+          .sort()
+      return { pkg: pkg!.name, pins: out }
+    }
+    const r = parseModm(a)
+    expect(r.problems).toEqual([])
+    // Identifiers share a pins target exactly when they have the same package and signals.
+    const expected = new Map<string, string[]>()
+    for (const n of names) {
+      const k = JSON.stringify(pinsOf(idOf(n)))
+      expected.set(k, [...(expected.get(k) ?? []), n])
+    }
+    const pinsTarget = (n: string) => r.partNumbers!.find((p) => p.name === n)!.targets!.find((t) => t.includes(':pins:'))!
+    const actual = new Map<string, string[]>()
+    for (const n of names) actual.set(pinsTarget(n), [...(actual.get(pinsTarget(n)) ?? []), n])
+    const groups = (m: Map<string, string[]>) => [...m.values()].map((g) => g.join(' ')).sort()
+    expect(groups(actual)).toEqual(groups(expected))
+    // The Ethernet signals (device-name 07|17) tell STM32F407VGT6 from STM32F405VGT6; the temperature range does not.
+    expect(pinsTarget('stm32f407vgt6')).not.toBe(pinsTarget('stm32f405vgt6'))
+    expect(pinsTarget('stm32f407vgt6')).toBe(pinsTarget('stm32f407vgt7'))
+    expect(r.targets.find((t) => t.key === pinsTarget('stm32f407vgt6'))).toMatchObject({ topics: ['pins'], packages: ['LQFP100'] })
+
+    // Every fact of STM32F407VGT6's target: its pin's AF signals, by AF number.
+    const mine = pinsOf(idOf('stm32f407vgt6'))
+    const facts = r.facts.filter((f) => f.target === pinsTarget('stm32f407vgt6'))
+    expect(facts.map((f) => f.name).sort()).toEqual(Object.keys(mine.pins).sort())
+    const afsOf = (list: string[]) => list.filter((x) => !x.startsWith('-')).map((x) => ({ af: Number(x.split(' ')[0]), signal: x.split(' ')[1]! })).sort((p, q) => p.af - q.af || (p.signal < q.signal ? -1 : 1))
+    for (const f of facts) expect(f.value.alternateFunctions, f.name).toEqual(afsOf(mine.pins[f.name]!))
+    const pa9 = facts.find((f) => f.name === 'PA9')!
+    const position = packages.find((p) => p.name === 'LQFP100')!.pins.find(([, n]) => n === 'PA9')![0]
+    expect(pa9.value).toMatchObject({ label: 'PA9', package: 'LQFP100', position, type: 'I/O' })
+    expect(pa9.value.alternateFunctions).toContainEqual({ af: 7, signal: 'USART1_TX' })
+    expect(pa9.scope).toMatchObject({ package: 'LQFP100', parts: expect.arrayContaining(['stm32f407vgt6', 'stm32f417vgt6']) })
+    // Evidence: the package's pin, the <gpio>, each AF signal, at their lines.
+    const lines = text.split('\n')
+    const cited = pa9.evidence.map((e) => lines[Number(/^line (\d+):/.exec(e.locator)![1]) - 1]!.trim())
+    expect(cited[0]).toBe(`<pin position="${position}" name="PA9"/>`)
+    expect(cited[1]).toBe('<gpio port="a" pin="9">')
+    expect(cited).toContain('<signal af="7" driver="usart" instance="1" name="tx"/>')
+    expect(cited).toHaveLength(2 + afsOf(mine.pins.PA9!).length)
+  })
+
   it('STM32H745 (device-core filters): each core of a part sees its own RAM', () => {
     const r = parseModm(world('stm32/stm32h7-45_55.xml'))
     expect(r.problems).toEqual([])
@@ -204,6 +268,65 @@ describe('modm: hand-written files', () => {
       ['modm:valid:samx1g15a-mu', 'ram', 'ram'],
       ['modm:valid:samx1g15a-mu', 'mystery', 'other']
     ])
+  })
+
+  it('pins: targets split by a conditioned signal only, labels as listed, an identifier of two packages, an AF that is no number', () => {
+    const xml = (platform: string) => `<modm>
+  <device platform="${platform}" family="x1" name="01" pin="c|r|v" size="4|8" package="t">
+    <naming-schema>{platform}{family}{name}{pin}{size}{package}</naming-schema>
+    <driver name="gpio" type="stm32">
+      <gpio port="a" pin="9">
+        <signal af="7" driver="usart" instance="1" name="tx"/>
+        <signal device-size="8" af="5" driver="i2s" instance="2" name="ext_sd"/>
+        <signal driver="adc" instance="1" name="in9"/>
+      </gpio>
+      <gpio device-size="8" port="c" pin="14">
+        <signal af="x" driver="tim" instance="1" name="ch1"/>
+      </gpio>
+      <gpio device-size="4" port="b" pin="1">
+        <signal af="1" driver="tim" instance="3" name="ch4"/>
+      </gpio>
+      <package device-pin="c" name="LQFP48">
+        <pin position="1" name="PC14-OSC32_IN"/>
+        <pin position="2" name="PA9"/>
+        <pin position="3" name="PC2_C"/>
+        <pin position="4" name="VDD" type="power"/>
+      </package>
+      <package device-pin="r|v" name="LQFP64">
+        <pin position="7" name="PA9"/>
+      </package>
+      <package device-pin="v" name="LQFP100">
+        <pin position="9" name="PA9"/>
+      </package>
+    </driver>
+  </device>
+</modm>`
+    const r = parseModm(inline(xml('stm32')))
+    // Line 11: the AF that is no number; line 25: pin v's second package (LQFP100).
+    expect(r.problems).toEqual([
+      { file: 'inline.xml', line: 11, reason: 'signal with af "x", not an AF number; left out' },
+      { file: 'inline.xml', line: 25, reason: 'identifier stm32x101v4t matches packages LQFP64, LQFP100; which it has is not clear, no pins for it' },
+      { file: 'inline.xml', line: 25, reason: 'identifier stm32x101v8t matches packages LQFP64, LQFP100; which it has is not clear, no pins for it' }
+    ])
+    const pinsOf = (n: string) => r.partNumbers!.find((p) => p.name === n)!.targets?.find((t) => t.includes(':pins:'))
+    // Size 8 adds I2S2_ext_SD on PA9; PB1's signal (size 4) is on no pin of these packages.
+    expect(Object.fromEntries(['c4', 'c8', 'r4', 'r8', 'v4'].map((x) => [x, pinsOf(`stm32x101${x}t`)]))).toEqual({
+      c4: 'modm:inline:pins:stm32x101c4t',
+      c8: 'modm:inline:pins:stm32x101c8t',
+      r4: 'modm:inline:pins:stm32x101r4t',
+      r8: 'modm:inline:pins:stm32x101r8t',
+      v4: undefined
+    })
+    const facts = (t: string) => r.facts.filter((f) => f.target === t).map((f) => [f.name, f.value])
+    const pa9 = (position: string, pkg: string, extra: object[]) => ({ label: 'PA9', package: pkg, position, positions: [position], type: 'I/O', signals: ['ADC1_IN9', ...(extra.length ? ['I2S2_ext_SD'] : []), 'USART1_TX'], alternateFunctions: [...extra, { af: 7, signal: 'USART1_TX' }] })
+    // PC14-OSC32_IN is PC14 (no signal it may have: its AF is no number); PC2_C is no GPIO pin; VDD no I/O.
+    expect(facts('modm:inline:pins:stm32x101c8t')).toEqual([
+      ['PC14', { label: 'PC14-OSC32_IN', package: 'LQFP48', position: '1', positions: ['1'], type: 'I/O', signals: [], alternateFunctions: [] }],
+      ['PA9', pa9('2', 'LQFP48', [{ af: 5, signal: 'I2S2_ext_SD' }])]
+    ])
+    expect(facts('modm:inline:pins:stm32x101r4t')).toEqual([['PA9', pa9('7', 'LQFP64', [])]])
+    // Only STM32 files are read for pins.
+    expect(parseModm(inline(xml('avr'))).facts.filter((f) => f.topic === 'pins')).toEqual([])
   })
 
   it('a file that does not parse, an unknown platform, a schema with a stray brace', () => {

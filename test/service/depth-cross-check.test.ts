@@ -28,7 +28,8 @@ const ST_F407_GPIO = 'pins/stm32/mcu/IP/GPIO-STM32F417_gpio_v1_0_Modes.xml'
 const G441 = 'chips/stm32-data/STM32G441CB.json'
 const ST_G441 = 'pins/stm32/mcu/STM32G441CBTx.xml'
 const ST_G441_GPIO = 'pins/stm32/mcu/IP/GPIO-STM32G43x_gpio_v1_0_Modes.xml'
-const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd', F334, F334_SVD, ST_F407, ST_F407_GPIO, G441, ST_G441, ST_G441_GPIO]
+const MODM_F4 = 'devices/modm/stm32/stm32f4-05_07_15_17.xml'
+const FILES = [CHIP, SVD, PROBE_STM32, PROBE_NRF, MODM_NRF, 'svd/Nordic/nrf52840.svd', F334, F334_SVD, ST_F407, ST_F407_GPIO, G441, ST_G441, ST_G441_GPIO, MODM_F4]
 
 type Obj = Record<string, any>
 const raw = (path: string) => readFileSync(join(WORLD, path), 'utf8')
@@ -76,6 +77,37 @@ function chipAlternateFunctions(path: string): Map<string, Set<string>> {
   return out
 }
 
+const attrsOf = (tag: string): Record<string, string> => Object.fromEntries([...tag.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]))
+
+/**
+ * The alternate functions a modm device file gives the GPIO pins of one package for one
+ * identifier's attributes (`{name: '07', pin: 'v', …}`), as `AF SIGNAL` strings (`7 USART1_TX`):
+ * the `<gpio>` and `<signal af>` elements whose `device-*` filters all admit it.
+ */
+function modmAlternateFunctions(path: string, id: Record<string, string>, pkg: string): Map<string, Set<string>> {
+  const admits = (a: Record<string, string>) => Object.entries(a).every(([k, v]) => !k.startsWith('device-') || v.split('|').includes(id[k.slice(7)]!))
+  const text = raw(path)
+  const body = [...text.matchAll(/<package ([^>]*)>([\s\S]*?)<\/package>/g)].find((m) => attrsOf(m[1]!).name === pkg)!
+  expect(admits(attrsOf(body[1]!))).toBe(true)
+  const out = new Map<string, Set<string>>()
+  for (const m of body[2]!.matchAll(/<pin [^>]*name="(P[A-Z]\d+)(?![\d_])[^"]*"/g)) out.set(m[1]!, new Set())
+  // A <gpio> without signals is written `<gpio port="b" pin="2"/>`.
+  for (const g of text.matchAll(/<gpio ([^>]*?)(?:\/>|>([\s\S]*?)<\/gpio>)/g)) {
+    const a = attrsOf(g[1]!)
+    const name = `P${a.port!.toUpperCase()}${a.pin}`
+    if (!out.has(name) || !admits(a)) continue
+    for (const t of (g[2] ?? '').matchAll(/<signal [^>]*\/>/g)) {
+      const sig = attrsOf(t[0])
+      if (sig.af !== undefined && admits(sig)) out.get(name)!.add(`${sig.af} ${sig.driver!.toUpperCase()}${sig.instance ?? ''}_${stName(sig.name!)}`)
+    }
+  }
+  return out
+}
+/** A modm signal name as ST's pin data writes it: upper case, the I2S extension's `ext_` apart (`I2S2_ext_SD`). */
+const stName = (n: string) => n.toUpperCase().replace(/^EXT_/, 'ext_')
+/** STM32F407VGT6 by modm's naming schema: {platform}{family}{name}{pin}{size}{package}{temperature}{variant}. */
+const F407VGT6 = { platform: 'stm32', family: 'f4', name: '07', pin: 'v', size: 'g', package: 't', temperature: '6', variant: '' }
+
 /** The source line an evidence locator names, and the few after it (an element's opening line, then its members). */
 function located(e: Obj): string {
   const line = Number(/^line (\d+)/.exec(e.locator)![1])
@@ -95,12 +127,17 @@ function extents(regions: Array<{ kind: string; start: number; size: number }>):
 
 /** Per GPIO pin a package of the chip file and ST's pin data both give: whether every AF of the chip file is ST's. */
 function verdicts(mcu: string, modes: string, chipPath: string, pkg: number): Map<string, boolean> {
-  const st = stAlternateFunctions(mcu, modes)
   const sd = chipAlternateFunctions(chipPath)
-  const names = new Set(((JSON.parse(raw(chipPath)) as Obj).packages[pkg].pins as Obj[]).flatMap((p) => p.signals as string[]).filter((n) => /^P[A-Z]\d+$/.test(n) && st.has(n)))
-  return new Map([...names].map((n) => [n, [...(sd.get(n) ?? [])].every((x) => st.get(n)!.has(x))]))
+  const names = ((JSON.parse(raw(chipPath)) as Obj).packages[pkg].pins as Obj[]).flatMap((p) => p.signals as string[]).filter((n) => /^P[A-Z]\d+$/.test(n))
+  return within(stAlternateFunctions(mcu, modes), new Map(names.map((n) => [n, sd.get(n) ?? new Set<string>()])))
+}
+/** Per pin of `checked` ST's pin data also gives: whether every AF `checked` gives it is ST's. */
+function within(st: Map<string, Set<string>>, checked: Map<string, Set<string>>): Map<string, boolean> {
+  return new Map([...checked].filter(([n]) => st.has(n)).map(([n, afs]) => [n, [...afs].every((x) => st.get(n)!.has(x))]))
 }
 const disagreeing = (v: Map<string, boolean>) => [...v.values()].filter((x) => !x).length
+/** Per GPIO pin of STM32F407VGT6's LQFP100 in modm and ST's pin data: whether every AF modm gives is ST's. */
+const modmVerdicts = () => within(stAlternateFunctions(ST_F407, ST_F407_GPIO), modmAlternateFunctions(MODM_F4, F407VGT6, 'LQFP100'))
 
 describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-corpus files)', () => {
   const chip = () => JSON.parse(raw(CHIP)) as Obj
@@ -202,8 +239,8 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
   it('/v1/discrepancies lists the checked topics and no disagreement where the sources agree; an unknown part is not_found with suggestions', async () => {
     const d = (await facts.discrepancies({ part: 'STM32F407VG' })) as Obj
     expect(d.checked.map((c: Obj) => c.topic).sort()).toEqual(['interrupts', 'memory', 'pins'])
-    // Interrupts and memory agree; the pins that differ are the only disagreements.
-    const pins = disagreeing(verdicts(ST_F407, ST_F407_GPIO, CHIP, 0))
+    // Interrupts and memory agree; the pins that differ (stm32-data's and modm's) are the only disagreements.
+    const pins = disagreeing(verdicts(ST_F407, ST_F407_GPIO, CHIP, 0)) + disagreeing(modmVerdicts())
     expect(d).toMatchObject({ status: 'resolved', count: pins })
     expect(d.discrepancies.every((x: Obj) => x.topic === 'pins')).toBe(true)
     const unknown = (await facts.discrepancies({ part: 'STM32F407ZZ' })) as Obj
@@ -237,24 +274,50 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
     expect((await fresh.context({ part: 'STM32F407VG', topic: 'interrupts', limit: 50, max_tokens: 16000 })).body).toBe(a)
   })
 
-  describe('pins: ST\'s pin data served, stm32-data checked on the alternate functions', () => {
-    it('STM32F407VG (LQFP100) PA9: AF7 USART1_TX in both, one fact with both sources\' evidence; the package\'s counts', async () => {
+  describe('pins: ST\'s pin data served, stm32-data and modm checked on the alternate functions', () => {
+    it('STM32F407VG (LQFP100) PA9: AF7 USART1_TX in all three, one fact with every source\'s evidence; the package\'s counts', async () => {
       const usart = (chip().cores[0].peripherals as Obj[]).find((p) => p.name === 'USART1')!.pins.find((q: Obj) => q.pin === 'PA9' && q.signal === 'TX')
       expect(usart.af).toBe(7)
       expect(stAlternateFunctions(ST_F407, ST_F407_GPIO).get('PA9')).toContain('7 USART1_TX')
       expect(chip().packages[0]).toMatchObject({ name: 'STM32F407VGTx', package: 'LQFP100' })
       const b = await page('STM32F407VGTx', 'pins', { fact_names: 'PA9' })
       expect(b.target).toMatchObject({ key: 'stm32:STM32F407V(E-G)Tx', package: 'LQFP100' })
-      expect(b.crossCheck.checked.map((c: Obj) => c.source.path)).toEqual([CHIP])
+      expect(b.crossCheck.checked.map((c: Obj) => c.source.path)).toEqual([CHIP, MODM_F4])
+      const m = modmAlternateFunctions(MODM_F4, F407VGT6, 'LQFP100')
+      expect(m.get('PA9')).toContain('7 USART1_TX')
+      // A pin agrees when every checked source that gives it agrees with ST's.
       const v = verdicts(ST_F407, ST_F407_GPIO, CHIP, 0)
-      expect({ agree: b.crossCheck.agree, disagree: b.crossCheck.disagree }).toEqual({ agree: v.size - disagreeing(v), disagree: disagreeing(v) })
+      const mv = modmVerdicts()
+      const pins = new Set([...v.keys(), ...mv.keys()])
+      const bad = [...pins].filter((n) => v.get(n) === false || mv.get(n) === false).length
+      expect(bad).toBeGreaterThan(0)
+      expect({ agree: b.crossCheck.agree, disagree: b.crossCheck.disagree }).toEqual({ agree: pins.size - bad, disagree: bad })
       const [pa9] = b.facts as Obj[]
       expect(pa9).toMatchObject({ name: 'PA9', agreement: 'agree', scope: { package: 'LQFP100' } })
       expect(pa9!.value.alternateFunctions).toContainEqual({ af: 7, signal: 'USART1_TX' })
-      expect([...new Set(pa9!.evidence.map((e: Obj) => e.sourcePath))]).toEqual([ST_F407, ST_F407_GPIO, CHIP])
+      expect([...new Set(pa9!.evidence.map((e: Obj) => e.sourcePath))]).toEqual([ST_F407, ST_F407_GPIO, CHIP, MODM_F4])
       const chipEvidence = pa9!.evidence.filter((e: Obj) => e.sourcePath === CHIP)
       expect(located(chipEvidence[0])).toContain('"PA9"')
       expect(chipEvidence.map((e: Obj) => located(e)).join('\n')).toMatch(/"pin": "PA9",\s*"signal": "TX",\s*"af": 7/)
+      // modm's: the LQFP100 pin, the <gpio>, and each AF signal, by line.
+      const modmLines = pa9!.evidence.filter((e: Obj) => e.sourcePath === MODM_F4).map((e: Obj) => located(e).split('\n')[0]!.trim())
+      expect(modmLines[0]).toMatch(/^<pin position="\d+" name="PA9"\/>$/)
+      expect(modmLines[1]).toBe('<gpio port="a" pin="9">')
+      expect(modmLines).toContain('<signal af="7" driver="usart" instance="1" name="tx"/>')
+    })
+
+    it('modm\'s disagreements on STM32F407VGTx: the debug port named per signal (SYS_JTMS, SYS_SWDIO for ST\'s SYS_JTMS-SWDIO) and ETH_RCC_CRS_DV', async () => {
+      const bad = [...modmVerdicts()].filter(([, ok]) => !ok).map(([n]) => n).sort()
+      expect(bad).toEqual(['PA13', 'PA14', 'PA7', 'PB3'])
+      const st = stAlternateFunctions(ST_F407, ST_F407_GPIO)
+      expect(st.get('PA13')).toContain('0 SYS_JTMS-SWDIO')
+      expect(st.get('PA7')).toContain('11 ETH_CRS_DV')
+      const d = (await facts.discrepancies({ part: 'STM32F407VGTx', topic: 'pins', limit: 50 })) as Obj
+      const modm = (d.discrepancies as Obj[]).filter((x) => x.facts[1].scope.source === MODM_F4)
+      expect(modm.map((x) => x.name).sort()).toEqual(bad)
+      const pa13 = modm.find((x) => x.name === 'PA13')!
+      expect(pa13.facts[1].value.alternateFunctions).toEqual(expect.arrayContaining([{ af: 0, signal: 'SYS_JTMS' }, { af: 0, signal: 'SYS_SWDIO' }]))
+      expect(pa13.facts[0].scope.source).toBe(ST_F407)
     })
 
     it('a real disagreement: stm32-data gives STM32G441CB PB7 UART4_CTS on AF14, ST\'s pin data no UART4 on the part; each source\'s fact, scoped to it', async () => {
@@ -280,7 +343,8 @@ describe.skipIf(!haveWorld)('depth topics cross-checked between sources (world-c
       expect(seed.topics.pins).toMatchObject({ status: 'covered', target: { key: 'stm32:STM32F407V(E-G)Tx' } })
       expect(seed.topics.pins.crossCheck).toBeUndefined()
       const depth = (await facts.coverage({ part: 'STM32F407VG' }, null, '2026-12-01')) as Obj
-      expect(depth.topics.pins.crossCheck.checked.map((c: Obj) => c.key)).toEqual(['stm32-data:STM32F407VGTx'])
+      // modm's target is named by the file and the first identifier of its group (STM32F407VET6 sees the same LQFP100 signals).
+      expect(depth.topics.pins.crossCheck.checked.map((c: Obj) => c.key)).toEqual(['stm32-data:STM32F407VGTx', 'modm:stm32f4-05_07_15_17:pins:stm32f407vet6'])
     })
   })
 })
