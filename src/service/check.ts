@@ -3,6 +3,7 @@ import type { Evidence } from '../model/fact.js'
 import { signalPeripheral } from '../model/signals.js'
 import { countTokens } from '../model/tokens.js'
 import { CheckParams as CheckSchema, MAX_ENTRIES, type CheckParams, type CheckResponse, type Finding } from '../schemas/check.js'
+import { decodeFact } from '../store/fact-body.js'
 import { erratumApplies, type ErratumRevisions } from '../store/revisions.js'
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
@@ -171,7 +172,7 @@ interface Read {
   value: Record<string, unknown>
   evidence: Evidence[]
 }
-const parse = (rows: readonly FactRow[]): Read[] => rows.map((r) => JSON.parse(r.body) as Read)
+const parse = (rows: readonly FactRow[]): Read[] => rows.map((r) => decodeFact(r.body))
 
 /** Units a limit fact may give, to the unit of its parameter (V, °C, Hz). */
 const SCALE: Record<string, number> = { V: 1, mV: 1e-3, '°C': 1, Hz: 1, kHz: 1e3, MHz: 1e6 }

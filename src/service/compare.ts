@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import type { Topic } from '../model/fact.js'
 import { countTokens } from '../model/tokens.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../schemas/compare.js'
-import { StoredFact } from '../store/fact-body.js'
+import { LazyFact } from '../store/fact-body.js'
 import type { FactRow, ReleaseStore } from '../store/types.js'
 import type { TargetChoice } from './catalog-index.js'
 import { CursorCodec, type DecodedCursor } from './cursor.js'
@@ -27,9 +27,9 @@ import { packagePins } from './pins.js'
 type Row = Pick<FactRow, 'body' | 'tokens'>
 
 /** A stored fact as a comparison reads it: through the store's lazy reader (name at once, value and scope when compared, never the evidence whole), with the row, whose body an entry embeds as it is. */
-type Read = StoredFact & { row: Row }
+type Read = LazyFact & { row: Row }
 
-const read = (row: Row): Read => Object.assign(new StoredFact(row.body), { row })
+const read = (row: Row): Read => Object.assign(new LazyFact(row.body), { row })
 
 /**
  * A difference: its own members, then two sides, each a stored body embedded verbatim (or null).

@@ -1,5 +1,5 @@
 import type { Evidence } from '../model/fact.js'
-import { StoredFact } from '../store/fact-body.js'
+import { LazyFact } from '../store/fact-body.js'
 import type { FactRow } from '../store/types.js'
 
 /** A pin of one package as its pins fact (src/schemas/facts.ts PinValue) gives it. */
@@ -45,7 +45,7 @@ export function packagePins(rows: readonly FactRow[]): PackagePins {
   const bySignal = new Map<string, PackagePin[]>()
   for (const r of rows) {
     // The evidence (most of a body) is parsed only for the pins a finding cites.
-    const f = new StoredFact(r.body)
+    const f = new LazyFact(r.body)
     const v = f.value as unknown as PinValue
     const af = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
     const remap = v.variants?.find((x) => x.label === v.label)?.variant

@@ -33,7 +33,7 @@ const EVIDENCE_SOURCE = /"sourceSha256":"([0-9a-f]{64})","sourcePath":("(?:[^"\\
  * the markers cannot occur earlier inside a member (quotes inside strings are escaped, and no value
  * or scope schema has a `scope` or `evidence` member). A body not laid out so is decoded whole.
  */
-export class StoredFact {
+export class LazyFact {
   readonly name: string
   private readonly body: string
   /** Where the value starts, and where `,"scope":` and `,"evidence":` are (found when first needed). */

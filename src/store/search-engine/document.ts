@@ -1,4 +1,5 @@
 import { factTerms } from '../../model/fact-terms.js'
+import { decodeFact } from '../fact-body.js'
 import type { StoredFact } from '../sqlite/store.js'
 
 /**
@@ -6,7 +7,7 @@ import type { StoredFact } from '../sqlite/store.js'
  * body with the indexer's own function, because the SQLite fts table does not keep them.
  */
 export function factDocument(r: StoredFact): Record<string, unknown> {
-  const fact = JSON.parse(r.body) as { id: string; name: string; value: unknown }
+  const fact = decodeFact(r.body)
   const { peripherals } = r
   return {
     ord: r.ord,
