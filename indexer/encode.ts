@@ -1,12 +1,12 @@
 import { hash } from 'node:crypto'
 import type { FactDraft, Topic } from '../src/model/fact.js'
-import { factTerms } from '../src/model/fact-terms.js'
+import { factTerms, valueTerms } from '../src/model/fact-terms.js'
 import { countTokens, TOKENIZER } from '../src/model/tokens.js'
 import { erratumColumn, type ErratumRevisions } from '../src/store/revisions.js'
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every parse cache key. */
-export const INDEXER_FORMAT = 3
+export const INDEXER_FORMAT = 4
 
 /** Everything besides the adapters that shapes a unit's shard (with the zlib version, see unitKey). */
 export const ENCODER = `indexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}`
@@ -45,9 +45,28 @@ function revisionTokens(f: FactDraft): string | null {
   return erratumColumn(f.value as ErratumRevisions)
 }
 
+/**
+ * The terms of values seen, by their JSON: most register values recur, in the sibling devices of a
+ * family. Emptied when full, bounding its memory.
+ */
+const valueTermsSeen = new Map<string, string[]>()
+const VALUE_TERMS_KEPT = 1 << 17
+
+function termsOfValue(value: unknown, json: string): string[] {
+  let t = valueTermsSeen.get(json)
+  if (t === undefined) {
+    if (valueTermsSeen.size >= VALUE_TERMS_KEPT) valueTermsSeen.clear()
+    valueTermsSeen.set(json, (t = valueTerms(value)))
+  }
+  return t
+}
+
 export function encodeFact(f: FactDraft): EncodedFact {
   const id = factId(f)
-  const body = JSON.stringify({ id, topic: f.topic, name: f.name, value: f.value, scope: f.scope, evidence: f.evidence, ...(f.agreement ? { agreement: f.agreement } : {}) })
+  const value = JSON.stringify(f.value)
+  // What JSON.stringify makes of { id, topic, name, value, scope, evidence, agreement? } (id and
+  // topic need no escaping), with the value's text at hand for the terms.
+  const body = `{"id":"${id}","topic":"${f.topic}","name":${JSON.stringify(f.name)},"value":${value},"scope":${JSON.stringify(f.scope)},"evidence":${JSON.stringify(f.evidence)}${f.agreement ? `,"agreement":"${f.agreement}"` : ''}}`
   return {
     target: f.target,
     topic: f.topic,
@@ -58,7 +77,7 @@ export function encodeFact(f: FactDraft): EncodedFact {
     tokens: countTokens(body),
     body,
     peripherals: (f.peripherals ?? []).map((p) => p.toUpperCase()),
-    terms: factTerms(f.name, f.value).join(' ')
+    terms: factTerms(f.name, f.value, termsOfValue(f.value, value)).join(' ')
   }
 }
 

@@ -6,35 +6,73 @@ import { asciiChunkEnd } from './pre-tokenizer.js'
 /** The tokenizer token budgets are counted in (OpenAI's cl100k_base, a real BPE tokenizer). */
 export const TOKENIZER = 'cl100k_base'
 
-/** Slots of the chunk memo (a power of two); it is emptied when half full, bounding its memory. */
-const SLOTS = 1 << 18
-const MASK = SLOTS - 1
+/** Counts the tokens of text[start, end). */
+type RangeCount = (text: string, start: number, end: number) => number
 
 /**
- * Token counts of the distinct chunks seen, in an open-addressing table probed with a hash of the
- * chunk's characters in place: no substring is cut and hashed per chunk, which is what a Map cost.
+ * Token counts of distinct texts, in an open-addressing table probed with a hash of the text's
+ * characters in place, its keys' characters copied into one arena: no substring is cut per
+ * lookup (cutting and hashing one cost more than counting a short text), and no key holds on to
+ * the text it was cut from. Emptied when half full or when the arena is, bounding its memory.
  */
-const memoKeys: Array<string | undefined> = new Array<string | undefined>(SLOTS).fill(undefined)
-const memoCounts = new Int32Array(SLOTS)
-let memoSize = 0
+class RangeMemo {
+  /** Per slot, where its key starts in the arena plus one; 0 for an empty slot. */
+  private readonly at: Int32Array
+  private readonly lengths: Int32Array
+  private readonly counts: Int32Array
+  private readonly arena: Uint16Array
+  private readonly mask: number
+  private used = 0
+  private size = 0
+
+  constructor(slotBits: number, arenaChars: number) {
+    this.at = new Int32Array(1 << slotBits)
+    this.lengths = new Int32Array(1 << slotBits)
+    this.counts = new Int32Array(1 << slotBits)
+    this.arena = new Uint16Array(arenaChars)
+    this.mask = (1 << slotBits) - 1
+  }
+
+  /** The count of text[start, end), whose FNV-1a hash is h (fnv), by `count` on a miss. */
+  get(text: string, start: number, end: number, h: number, count: RangeCount): number {
+    const { at, lengths, arena, mask } = this
+    const len = end - start
+    let slot = h & mask
+    probe: for (let key = at[slot]!; key !== 0; slot = (slot + 1) & mask, key = at[slot]!) {
+      if (lengths[slot] !== len) continue
+      for (let i = 0, k = key - 1; i < len; i++, k++) if (arena[k] !== text.charCodeAt(start + i)) continue probe
+      return this.counts[slot]!
+    }
+    const n = count(text, start, end)
+    if (len > arena.length >> 4) return n
+    if (this.size >= (mask + 1) >> 1 || this.used + len > arena.length) {
+      at.fill(0)
+      this.size = this.used = 0
+      slot = h & mask
+    }
+    for (let i = 0; i < len; i++) arena[this.used + i] = text.charCodeAt(start + i)
+    at[slot] = this.used + 1
+    lengths[slot] = len
+    this.counts[slot] = n
+    this.used += len
+    this.size++
+    return n
+  }
+}
+
+/** Pre-tokenizer chunks seen. */
+const chunks = new RangeMemo(18, 1 << 21)
+
+/** Segments of text between certain chunk boundaries (see countTokens) seen. */
+const segments = new RangeMemo(20, 1 << 23)
 
 function chunkTokens(text: string, start: number, end: number, ascii: boolean): number {
   if (end - start === 1 && text.charCodeAt(start) < 128) return 1 // every single byte is a token of its own
-  const h = fnv(text, start, end) // FNV-1a
-  let slot = h & MASK
-  for (let key = memoKeys[slot]; key !== undefined; key = memoKeys[slot]) {
-    if (key.length === end - start && text.startsWith(key, start)) return memoCounts[slot]!
-    slot = (slot + 1) & MASK
-  }
-  if (memoSize >= SLOTS / 2) {
-    memoKeys.fill(undefined)
-    memoSize = 0
-    slot = h & MASK
-  }
-  const chunk = text.slice(start, end)
-  memoKeys[slot] = chunk
-  memoSize++
-  return (memoCounts[slot] = ascii ? asciiMergeCount(chunk) : encode(chunk).length)
+  return chunks.get(text, start, end, fnv(text, start, end), ascii ? asciiMergeCount : encodedCount)
+}
+
+function encodedCount(text: string, start: number, end: number): number {
+  return encode(text.slice(start, end)).length
 }
 
 /**
@@ -51,8 +89,8 @@ const rankValues = new Int32Array(RANK_SLOTS)
 const pairRanks = new Float64Array(128 * 128).fill(Infinity)
 
 function fnv(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  let h = FNV_OFFSET
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME)
   return h
 }
 
@@ -92,7 +130,8 @@ function pieceRank(keys: Array<string | undefined>, chunk: string, starts: numbe
  * to a string first; chunks never seen before (a cursor's MAC, new names) cost it several times
  * more than this. test/model/tokens.test.ts compares both on random and real text.
  */
-function asciiMergeCount(chunk: string): number {
+function asciiMergeCount(text: string, start: number, end: number): number {
+  const chunk = text.slice(start, end)
   const keys = rankTable()
   if (rankOf(keys, chunk, 0, chunk.length) !== Infinity) return 1
   const starts: number[] = []
@@ -127,19 +166,75 @@ function patternCount(text: string): number {
 }
 
 /**
- * Exact cl100k_base token count. BPE never merges across the pre-tokenizer's chunks, so the count
- * of a text is the sum of its chunks' counts; fact bodies repeat most chunks (keys, digests, words),
- * so counting each distinct chunk once is several times faster than encoding whole texts. ASCII
- * text (nearly every fact body) is split by a scanner equal to the pre-tokenizer's pattern on
- * ASCII; anything else by the pattern itself.
+ * The count of text[start, end) as the sum of its pre-tokenizer chunks' counts. `end` is the
+ * text's end or a certain chunk boundary (see countTokens): no chunk the scanner finds crosses it.
  */
-export function countTokens(text: string): number {
+function chunkedCount(text: string, start: number, end: number): number {
   let n = 0
-  for (let i = 0; i < text.length; ) {
-    const end = asciiChunkEnd(text, i)
-    if (end < 0) return patternCount(text)
-    n += chunkTokens(text, i, end, true)
-    i = end
+  for (let i = start; i < end; ) {
+    const next = asciiChunkEnd(text, i)
+    if (next < 0) return patternCount(text.slice(start, end))
+    n += chunkTokens(text, i, next, true)
+    i = next
   }
   return n
+}
+
+/** A segment this long or longer is counted, not remembered: the memo keeps what recurs, and short. */
+const MAX_SEGMENT = 512
+
+const QUOTE = 34
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+const isDigit = (c: number) => c >= 48 && c <= 57
+const isAlnum = (c: number) => isDigit(c) || ((c | 32) >= 97 && (c | 32) <= 122)
+
+/**
+ * Exact cl100k_base token count. BPE never merges across the pre-tokenizer's chunks, so the count
+ * of a text is the sum of its chunks' counts. Where a chunk certainly starts whatever came
+ * before, the text is also the sum of the segments between: at a quote after a letter or digit
+ * (the pattern's letter and digit runs end there, and nothing else takes them in), and at an
+ * ASCII digit after ASCII that is neither (no chunk takes a digit after another character). A
+ * run of ASCII digits so started is its own chunks of three digits at most, each one token of the
+ * vocabulary (test/model/tokens.test.ts checks all of them). Fact bodies are JSON whose segments
+ * recur (keys with their values, digests, paths, descriptions), the numbers between them do not:
+ * each distinct segment is counted once and later found by one probe, its hash taken in the
+ * same pass that finds the cuts. A segment seen first, and text with a character past ASCII,
+ * is split into chunks, each distinct chunk counted once: ASCII by a scanner equal to the
+ * pre-tokenizer's pattern on ASCII, anything else by the pattern itself.
+ */
+export function countTokens(text: string): number {
+  const len = text.length
+  let n = 0
+  let start = 0
+  let h = FNV_OFFSET
+  let afterAlnum = false
+  for (let i = 0; i < len; i++) {
+    const c = text.charCodeAt(i)
+    if (c > 127) return chunkedCount(text, 0, len)
+    if (isDigit(c) && !afterAlnum) {
+      if (i > start) n += segmentTokens(text, start, i, h)
+      let end = i + 1
+      while (end < len && isDigit(text.charCodeAt(end))) end++
+      n += Math.ceil((end - i) / 3)
+      start = end
+      h = FNV_OFFSET
+      i = end - 1
+      afterAlnum = true
+      continue
+    }
+    if (c === QUOTE && afterAlnum && i > start) {
+      n += segmentTokens(text, start, i, h)
+      start = i
+      h = FNV_OFFSET
+    }
+    h = Math.imul(h ^ c, FNV_PRIME)
+    afterAlnum = isAlnum(c)
+  }
+  return start < len ? n + segmentTokens(text, start, len, h) : n
+}
+
+/** The count of the segment text[start, end), whose FNV-1a hash is h. */
+function segmentTokens(text: string, start: number, end: number, h: number): number {
+  return end - start < MAX_SEGMENT ? segments.get(text, start, end, h, chunkedCount) : chunkedCount(text, start, end)
 }

@@ -60,7 +60,14 @@ const ADVERSARIAL = [
   'a\x00b\x01\x1f c\x7f d',
   '\x0b\x0c \x0b a',
   'end with spaces and newline \n  ',
-  'mixed  \t \n\t x \n\n'
+  'mixed  \t \n\t x \n\n',
+  // Where the counter cuts a text into segments: a quote after a letter or digit, a digit after
+  // anything but a letter or digit, and the same places where the rule must not cut.
+  '{"id":"e2a7359c26dba470a7a2","value":{"bitOffset":12,"bitWidth":4,"x":-0.5e-3},"locator":"line 203: /a[name=A1]/b"}',
+  '"a""b"1"2"a1"1a"\'s"\'5"" 5"\n5"\t7":8,9;10 11  12\n\n13',
+  '1234567890"1234"12345"123456"1234567"',
+  ' 0 00 000 0000 00000 000000 0000000 a0 a00 a0000 _0 _0000 .0 .0000',
+  'x"y" "z"  "w"\n"v"\'"\'s"'
 ]
 
 describe('asciiChunkEnd', () => {
@@ -99,6 +106,16 @@ describe('countTokens', () => {
     for (const t of texts) for (let i = 0; i < Math.max(t.length, 1); i += 1999) expect(countTokens(t.slice(i, i + 3000))).toBe(reference(t.slice(i, i + 3000)))
   })
 
+  it('every run of one to three ASCII digits is one token of the vocabulary', () => {
+    for (let len = 1; len <= 3; len++) for (let i = 0; i < 10 ** len; i++) expect(reference(String(i).padStart(len, '0'))).toBe(1)
+  })
+
+  it('equals the reference where digits and quotes meet characters past ASCII', () => {
+    // An Arabic-Indic digit joins ASCII digits in one chunk of the pattern: no cut may be made there.
+    for (const t of ['\u0663' + '45"6"', 'é5"x"7', 'x\u0663"4"', '"µ"1"é"2', '٣٤٥٦٧"8"9'])
+      expect(countTokens(t), t).toBe(reference(t))
+  })
+
   it('equals the reference on text of chunks never seen before: random cursors and random ASCII', () => {
     let seed = 7
     const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / (1 << 24)
@@ -128,6 +145,23 @@ describe('countTokens', () => {
     for (let n = 0; n < words.length; n += 150) expect(countTokens(words[n]!), words[n]).toBe(reference(words[n]!))
     expect(counted).toBe(words.reduce((sum, w) => sum + countTokens(w), 0))
   }, 30_000)
+
+  it('stays exact past the number of distinct segments its memo holds', () => {
+    // 600,000 distinct segments ('"' and five letters: a cut before each quote), more than the
+    // segment memo keeps before it is emptied; each segment's count is its own in context.
+    const parts: string[] = []
+    for (let n = 0; n < 600_000; n++) {
+      let w = '"'
+      for (let k = 0, x = n; k < 5; k++, x = Math.floor(x / 26)) w += String.fromCharCode(97 + (x % 26))
+      parts.push(w)
+    }
+    expect(new Set(parts).size).toBe(600_000)
+    const text = parts.join('')
+    const counted = countTokens(text)
+    for (let n = 0; n < parts.length; n += 300) expect(countTokens(parts[n]!), parts[n]).toBe(reference(parts[n]!))
+    expect(counted).toBe(parts.reduce((sum, w) => sum + countTokens(w), 0))
+    expect(countTokens(text.slice(0, 20_000))).toBe(reference(text.slice(0, 20_000)))
+  }, 60_000)
 
   it('the token counts stored with every fact of the corpus release match the reference on a sample', async () => {
     const dir = await corpusDataDir()
