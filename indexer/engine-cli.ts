@@ -52,30 +52,8 @@ export async function engineCommand(args: string[]): Promise<number> {
   const say = (m: string) => process.stderr.write(`hwfacts: ${m}\n`)
   try {
     switch (cmd) {
-      case 'load': {
-        const data = new DataDir(resolve(cfg.dataDir))
-        const id = arg ?? data.promotedId()
-        if (!id) throw new EngineCommandError(`no release id given and none is promoted in ${data.root}`)
-        let lastTenth = -1
-        const r = await loadRelease(repo, data, id, {
-          bulkDocs: positiveInt(values['bulk-docs'], 'bulk-docs', 2000),
-          concurrency: positiveInt(values.concurrency, 'concurrency', 2),
-          forceMerge: !values['no-merge'],
-          log: say,
-          onProgress: (done, total) => {
-            const tenth = Math.floor((done / total) * 10)
-            if (tenth !== lastTenth) say(`load ${done}/${total}`)
-            lastTenth = tenth
-          }
-        })
-        say(r.reused ? `release ${id} is already loaded in ${r.index}` : `loaded ${r.facts} facts into ${r.index}, ${r.retries} bulk retries; ${JSON.stringify(r.timingsMs)}`)
-        if (values.promote) {
-          const p = await promoteRelease(repo, id, { allowPartial: values['allow-partial'] })
-          say(`promoted ${id}${p.previous && p.previous !== id ? ` (was ${p.previous})` : ''}`)
-        }
-        process.stdout.write(id + '\n')
-        return 0
-      }
+      case 'load':
+        return await loadCommand(repo, cfg.dataDir, arg, values, say)
       case 'promote': {
         if (!arg) break
         const p = await promoteRelease(repo, arg, { allowPartial: values['allow-partial'] })
@@ -88,13 +66,8 @@ export async function engineCommand(args: string[]): Promise<number> {
         process.stdout.write(`retired ${arg}\n`)
         return 0
       }
-      case 'list': {
-        for (const r of await listReleases(repo))
-          process.stdout.write(
-            `${r.promoted ? '*' : ' '} ${r.id}  ${r.loaded ? `${r.createdAt}  ${r.facts} facts${r.complete ? '' : '  PARTIAL'}` : `unfinished load (${r.documents ?? 0} documents; retire it or load again)`}\n`
-          )
-        return 0
-      }
+      case 'list':
+        return await listCommand(repo)
     }
     process.stderr.write(USAGE + '\n')
     return 2
@@ -109,3 +82,46 @@ export async function engineCommand(args: string[]): Promise<number> {
   }
 }
 
+/** The options `engine load` reads. */
+interface LoadOptions {
+  promote: boolean
+  'allow-partial': boolean
+  'bulk-docs'?: string
+  concurrency?: string
+  'no-merge': boolean
+}
+
+/** `engine load [<id>]`: the release (default: the promoted one) into its index, then promoted if asked; prints its id. */
+async function loadCommand(repo: EngineRepository, dataDir: string, arg: string | undefined, values: LoadOptions, say: (m: string) => void): Promise<number> {
+  const data = new DataDir(resolve(dataDir))
+  const id = arg ?? data.promotedId()
+  if (!id) throw new EngineCommandError(`no release id given and none is promoted in ${data.root}`)
+  let lastTenth = -1
+  const r = await loadRelease(repo, data, id, {
+    bulkDocs: positiveInt(values['bulk-docs'], 'bulk-docs', 2000),
+    concurrency: positiveInt(values.concurrency, 'concurrency', 2),
+    forceMerge: !values['no-merge'],
+    log: say,
+    onProgress: (done, total) => {
+      const tenth = Math.floor((done / total) * 10)
+      if (tenth !== lastTenth) say(`load ${done}/${total}`)
+      lastTenth = tenth
+    }
+  })
+  say(r.reused ? `release ${id} is already loaded in ${r.index}` : `loaded ${r.facts} facts into ${r.index}, ${r.retries} bulk retries; ${JSON.stringify(r.timingsMs)}`)
+  if (values.promote) {
+    const p = await promoteRelease(repo, id, { allowPartial: values['allow-partial'] })
+    say(`promoted ${id}${p.previous && p.previous !== id ? ` (was ${p.previous})` : ''}`)
+  }
+  process.stdout.write(id + '\n')
+  return 0
+}
+
+/** `engine list`: one line per release index, `*` on the promoted one. */
+async function listCommand(repo: EngineRepository): Promise<number> {
+  for (const r of await listReleases(repo))
+    process.stdout.write(
+      `${r.promoted ? '*' : ' '} ${r.id}  ${r.loaded ? `${r.createdAt}  ${r.facts} facts${r.complete ? '' : '  PARTIAL'}` : `unfinished load (${r.documents ?? 0} documents; retire it or load again)`}\n`
+    )
+  return 0
+}

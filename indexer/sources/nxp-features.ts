@@ -54,16 +54,7 @@ function parseFeaturesHeader(a: LoadedArtifact, out: AdapterResult): void {
   const text = a.content.toString('utf8')
   const header = readFeaturesHeader(text, a.path, problems)
   const key = `nxp-features:${device}`
-  const target: DocumentTarget = {
-    key,
-    topics: ['errata'],
-    device,
-    sourceSha256: a.sha256,
-    sourcePath: a.path,
-    description: `NXP MCUXpresso SDK feature header of ${device}` + (core ? ` (${core} core)` : ''),
-    identity: { vendor: VENDOR, ...(core ? { core } : {}) }
-  }
-  out.targets.push(target)
+  out.targets.push(featuresTarget(a, key, device, core))
 
   for (const [name, line] of header.parts) {
     const pn: PartNumber = { name, vendor: VENDOR, device, targets: [key], sourceSha256: a.sha256, sourcePath: a.path, line }
@@ -73,26 +64,7 @@ function parseFeaturesHeader(a: LoadedArtifact, out: AdapterResult): void {
 
   const fileParts = [...header.parts.keys()]
   const lines = new SourceLines(text)
-  // Each erratum macro's defines set to 1, in file order of their first define.
-  const flags = new Map<string, { module: string; id: string; on: { d: Define; parts: string[] | 'all' }[] }>()
-  for (const d of header.defines) {
-    const m = ERRATUM_RE.exec(d.name)
-    if (!m || d.params !== undefined) continue
-    const v = FLAG_RE.exec(d.value)
-    if (!v) {
-      problems.push({ file: a.path, line: d.line, reason: `${d.name} is '${d.value}', not 0 or 1; not read` })
-      continue
-    }
-    let flag = flags.get(d.name)
-    if (!flag) flags.set(d.name, (flag = { module: m[1] ?? '', id: m[2] ?? '', on: [] }))
-    if (v[1] === '0') continue
-    const where = appliesTo(d, fileParts)
-    if ('other' in where) {
-      problems.push({ file: a.path, line: d.line, reason: `${d.name} is 1 under a condition that is not about parts (line ${where.other.line}); which parts it applies to is not known, not read` })
-      continue
-    }
-    flag.on.push({ d, parts: where.parts })
-  }
+  const flags = erratumFlags(header.defines, fileParts, a.path, problems)
 
   const names = new Map<string, string>()
   for (const [macro, { module, id, on }] of flags) {
@@ -116,13 +88,60 @@ function parseFeaturesHeader(a: LoadedArtifact, out: AdapterResult): void {
       // Every part of the file: only when the file's part conditions could all be read.
       if (!header.allPartsKnown || fileParts.some((p) => !set.has(p))) scope.parts = fileParts.filter((p) => set.has(p))
     }
-    const evidence: Evidence[] = on.map(({ d }) => ({
-      sourceSha256: a.sha256,
-      sourcePath: a.path,
-      locator: `line ${d.line}: #define ${macro}` + (d.frames.length > 0 ? ` (in the block at line ${d.frames[d.frames.length - 1]!.line})` : ''),
-      excerpt: lines.excerpt(d.comment?.line ?? d.line, d.endLine - (d.comment?.line ?? d.line) + 1)
-    }))
     names.set(name, macro)
-    out.facts.push({ target: key, topic: 'errata', name, value, scope, evidence })
+    out.facts.push({ target: key, topic: 'errata', name, value, scope, evidence: erratumEvidence(a, macro, on, lines) })
   }
+}
+
+function featuresTarget(a: LoadedArtifact, key: string, device: string, core: string | undefined): DocumentTarget {
+  return {
+    key,
+    topics: ['errata'],
+    device,
+    sourceSha256: a.sha256,
+    sourcePath: a.path,
+    description: `NXP MCUXpresso SDK feature header of ${device}` + (core ? ` (${core} core)` : ''),
+    identity: { vendor: VENDOR, ...(core ? { core } : {}) }
+  }
+}
+
+/** An erratum macro of a header, and its defines set to 1 with the parts each applies to. */
+interface ErratumFlag {
+  module: string
+  id: string
+  on: { d: Define; parts: string[] | 'all' }[]
+}
+
+/** Each erratum macro's defines set to 1, in file order of their first define. */
+function erratumFlags(defines: readonly Define[], fileParts: string[], path: string, problems: AdapterResult['problems']): Map<string, ErratumFlag> {
+  const flags = new Map<string, ErratumFlag>()
+  for (const d of defines) {
+    const m = ERRATUM_RE.exec(d.name)
+    if (!m || d.params !== undefined) continue
+    const v = FLAG_RE.exec(d.value)
+    if (!v) {
+      problems.push({ file: path, line: d.line, reason: `${d.name} is '${d.value}', not 0 or 1; not read` })
+      continue
+    }
+    let flag = flags.get(d.name)
+    if (!flag) flags.set(d.name, (flag = { module: m[1] ?? '', id: m[2] ?? '', on: [] }))
+    if (v[1] === '0') continue
+    const where = appliesTo(d, fileParts)
+    if ('other' in where) {
+      problems.push({ file: path, line: d.line, reason: `${d.name} is 1 under a condition that is not about parts (line ${where.other.line}); which parts it applies to is not known, not read` })
+      continue
+    }
+    flag.on.push({ d, parts: where.parts })
+  }
+  return flags
+}
+
+/** One evidence entry per define that sets the erratum, with its comment when it has one. */
+function erratumEvidence(a: LoadedArtifact, macro: string, on: ErratumFlag['on'], lines: SourceLines): Evidence[] {
+  return on.map(({ d }) => ({
+    sourceSha256: a.sha256,
+    sourcePath: a.path,
+    locator: `line ${d.line}: #define ${macro}` + (d.frames.length > 0 ? ` (in the block at line ${d.frames[d.frames.length - 1]!.line})` : ''),
+    excerpt: lines.excerpt(d.comment?.line ?? d.line, d.endLine - (d.comment?.line ?? d.line) + 1)
+  }))
 }

@@ -114,6 +114,14 @@ interface Build {
   result: AdapterResult
 }
 
+/** A pad the pin reaches only through a SYSCFG remap (`<Pin Variant=…>`), with that pad's signals. */
+interface PinVariant {
+  position: string
+  label: string
+  variant: string
+  signals: string[]
+}
+
 /** What every pins fact of one MCU file shares. */
 interface McuContext {
   key: string
@@ -346,7 +354,7 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
   const labels: string[] = []
   const evidence: Evidence[] = []
   let gpioEvidence: Evidence[] | undefined
-  let variants: { position: string; label: string; variant: string; signals: string[] }[] | undefined
+  let variants: PinVariant[] | undefined
   // A remap variant's signals are its pad's alone: they are not the pin's own pad's signals.
   const hasOwn = entries.some((el) => !el.attrs.Variant)
   const afs: { af: number; signal: string }[] = []
@@ -383,19 +391,45 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
     // MCU lists on the pin, plus EVENTOUT where its GPIO signal offers that mode. `own` is this
     // entry's signals: those it added to `signals` plus any an earlier entry already had.
     const own = start === 0 ? into : signalsOf(el)
-    let used = false
-    for (const a of modes.afs) {
-      if (!(own.includes(a.signal) || (eventOut && a.signal === 'EVENTOUT'))) continue
-      used = true
-      if (!afs.some((b) => b.af === a.af && b.signal === a.signal)) afs.push(a)
-    }
-    for (const r of modes.remaps) {
-      if (!(own.includes(r.signal) || (eventOut && r.signal === 'EVENTOUT'))) continue
-      used = true
-      if (!remaps.includes(r)) remaps.push(r)
-    }
-    if (used) (gpioEvidence ??= []).push(gpioEvidenceOf(gpio as GpioModesFile, modes))
+    if (addAlternateFunctions(modes, own, eventOut, afs, remaps)) (gpioEvidence ??= []).push(gpioEvidenceOf(gpio as GpioModesFile, modes))
   }
+  const value = pinValue(first, ctx, positions, signals, ioModes, afs, remaps, variants)
+  const fact: FactDraft = { target: ctx.key, topic: 'pins', name, value, scope: ctx.pinScope, evidence: gpioEvidence ? evidence.concat(gpioEvidence) : evidence }
+  const peripherals = pinPeripherals(signals, variants, ctx.instances)
+  if (peripherals) fact.peripherals = peripherals
+  return fact
+}
+
+/**
+ * Adds to `afs` and `remaps` the modes file's entries for a signal of `own` (or EVENTOUT, where
+ * the pin's GPIO signal offers that mode), each once; true when the entry used any of them.
+ */
+function addAlternateFunctions(modes: GpioPinModes, own: readonly string[], eventOut: boolean, afs: { af: number; signal: string }[], remaps: Stm32Remap[]): boolean {
+  let used = false
+  for (const a of modes.afs) {
+    if (!(own.includes(a.signal) || (eventOut && a.signal === 'EVENTOUT'))) continue
+    used = true
+    if (!afs.some((b) => b.af === a.af && b.signal === a.signal)) afs.push(a)
+  }
+  for (const r of modes.remaps) {
+    if (!(own.includes(r.signal) || (eventOut && r.signal === 'EVENTOUT'))) continue
+    used = true
+    if (!remaps.includes(r)) remaps.push(r)
+  }
+  return used
+}
+
+/** The value of a pins fact, from what `pinFact` gathered over the group's entries. */
+function pinValue(
+  first: XmlElement,
+  ctx: McuContext,
+  positions: string[],
+  signals: string[],
+  ioModes: string[] | undefined,
+  afs: { af: number; signal: string }[],
+  remaps: Stm32Remap[],
+  variants: PinVariant[] | undefined
+): Record<string, unknown> {
   // Datasheet AF tables read by AF number.
   if (afs.length > 1) afs.sort((a, b) => a.af - b.af || (a.signal < b.signal ? -1 : a.signal > b.signal ? 1 : 0))
   const value: Record<string, unknown> = {
@@ -408,22 +442,25 @@ function pinFact(name: string, group: XmlElement[], ctx: McuContext): FactDraft 
   }
   if (ioModes) value.ioModes = ioModes
   // Without a readable modes file the AF numbers are unknown, not empty: leave them out.
-  if (gpio) {
+  if (ctx.gpio) {
     value.alternateFunctions = afs
-    if (gpio.usesRemapBlocks) value.remaps = remaps
+    if (ctx.gpio.usesRemapBlocks) value.remaps = remaps
   } else if (ctx.noAlternateFunctions) {
     // Said on every such pin, so a reader never takes the missing list for "no alternate function".
     value.alternateFunctionsUnknown = ctx.noAlternateFunctions
   }
   if (variants) value.variants = variants
-  const fact: FactDraft = { target: ctx.key, topic: 'pins', name, value, scope: ctx.pinScope, evidence: gpioEvidence ? evidence.concat(gpioEvidence) : evidence }
+  return value
+}
+
+/** Sorted peripherals of the pin's signals and its remap variants' signals; undefined when none. */
+function pinPeripherals(signals: string[], variants: PinVariant[] | undefined, instances: ReadonlySet<string>): string[] | undefined {
   let peripherals: string[] | undefined
   for (const sig of variants ? signals.concat(...variants.map((v) => v.signals)) : signals) {
-    const p = signalPeripheral(sig, ctx.instances)
+    const p = signalPeripheral(sig, instances)
     if (p && !(peripherals ??= []).includes(p)) peripherals.push(p)
   }
-  if (peripherals) fact.peripherals = peripherals.sort()
-  return fact
+  return peripherals?.sort()
 }
 
 function splitModes(raw: string, cache: Map<string, string[]>): string[] {

@@ -2,7 +2,7 @@
 import type { ParseProblem } from '../../../src/model/fact.js'
 import type { LoadedArtifact } from '../types.js'
 import { CodeParser, headerRegisters, tokenize, type HeaderRegisters, type Stmt } from './code.js'
-import { logicalLines, preprocess, type Lookup } from './preprocess.js'
+import { logicalLines, preprocess, type LogicalLine, type Lookup } from './preprocess.js'
 import { CORE_MACROS, ShapeError, VARIANT_ONE, VARIANT_RE, type ErrataRevision, type NordicErrataStats } from './types.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -194,12 +194,22 @@ export interface ConfigOutcome {
 export function evaluateFunction(inp: FunctionInput): Outcome[] {
   const seriesKey = inp.prefix.toUpperCase() // NRF52
   const series = 'n' + seriesKey.slice(1) // nRF52
-  const body = logicalLines(inp.lines, inp.bodyFrom, inp.bodyTo)
-  const pre = logicalLines(inp.lines, inp.preFrom, inp.preTo)
   // Macros the function's own text names, to tell "never applies" from "not concerned".
   const named = new Set(inp.lines.slice(inp.preFrom, inp.bodyTo).join('\n').match(/\b[A-Z_][A-Z0-9_]*\b/g) ?? [])
-  const presentRe = new RegExp(`^${seriesKey}_(ERRATA|CONFIGURATION)_${inp.number}_PRESENT$`)
+  const perConfig = evaluateConfigs(inp, seriesKey, named)
+  const outcomes: Outcome[] = []
+  for (const [model, info] of [...inp.models].sort(([a], [b]) => a.localeCompare(b))) {
+    const outcome = modelOutcome(inp, model, info, perConfig, named, series, seriesKey)
+    if (outcome) outcomes.push(outcome)
+  }
+  return outcomes
+}
 
+/** The function evaluated under every build configuration, in `inp.configs` order. */
+function evaluateConfigs(inp: FunctionInput, seriesKey: string, named: ReadonlySet<string>): ConfigOutcome[] {
+  const body = logicalLines(inp.lines, inp.bodyFrom, inp.bodyTo)
+  const pre = logicalLines(inp.lines, inp.preFrom, inp.preTo)
+  const presentRe = new RegExp(`^${seriesKey}_(ERRATA|CONFIGURATION)_${inp.number}_PRESENT$`)
   const perConfig: ConfigOutcome[] = []
   // A configuration only matters through the macros this function names: every variant (or
   // core) it does not name answers "not defined" to all of them. Configurations that agree on
@@ -216,75 +226,91 @@ export function evaluateFunction(inp: FunctionInput): Outcome[] {
       perConfig.push({ cfg, ...known })
       continue
     }
-    const lookup = macroLookup(cfg, seriesKey)
-    const code = preprocess(body, lookup).code
-    const analysis = analyze(new CodeParser(tokenize(code), inp.defLine, inp.registers).parseBody(), inp.defLine)
-    // Preamble: `#define NRF52_ERRATA_N_PRESENT 1|0` and the default of `..._ENABLE_WORKAROUND`.
-    const defs = preprocess(pre, lookup).defines
-    let present: boolean | undefined
-    let enabled: boolean | undefined
-    for (const [name, value] of defs) {
-      if (presentRe.test(name)) present = value === '1' ? true : value === '0' ? false : undefined
-    }
-    for (const [name, value] of defs) {
-      if (!/_(ENABLE_WORKAROUND|ENABLE)$/.test(name)) continue
-      if (value === '0' || value === '1') enabled = value === '1'
-      else if (presentRe.test(value)) enabled = present
-    }
-    memo.set(sig, { analysis, present, enabled })
-    perConfig.push({ cfg, analysis, present, enabled })
+    const evaluated = evaluateConfig(inp, macroLookup(cfg, seriesKey), body, pre, presentRe)
+    memo.set(sig, evaluated)
+    perConfig.push({ cfg, ...evaluated })
   }
+  return perConfig
+}
 
-  const outcomes: Outcome[] = []
-  for (const [model, info] of [...inp.models].sort(([a], [b]) => a.localeCompare(b))) {
-    const rows = perConfig.filter((c) => c.cfg.model === model)
-    // TrustZone only changes which FICR alias is read; the answer must not depend on it.
-    for (const v of info.variants) {
-      const [s, ns] = [rows.find((r) => r.cfg.variant === v && !r.cfg.nonsecure), rows.find((r) => r.cfg.variant === v && r.cfg.nonsecure)]
-      if (s && ns && s.analysis !== ns.analysis && analysisKey(s.analysis) !== analysisKey(ns.analysis)) {
-        throw new ShapeError(inp.defLine, `${v}: result differs between secure and non-secure builds`)
-      }
-    }
-    const secure = rows.filter((r) => !r.cfg.nonsecure)
-    const applying = secure.filter((r) => !r.analysis.never)
-    for (const r of secure) {
-      if (r.present !== undefined && r.present !== !r.analysis.never) {
-        inp.stats.presentMismatches.push(
-          `${inp.fn} ${r.cfg.variant}${r.cfg.core ? ` ${r.cfg.core}` : ''}: PRESENT=${r.present ? 1 : 0} but the function ${r.analysis.never ? 'never applies' : 'applies'}`
-        )
-      }
-    }
-    if (applying.length === 0) {
-      // Count only models the function actually names; every other model is simply not concerned.
-      if (info.variants.some((v) => named.has(v)) && (info.coreMacro === null || named.has(info.coreMacro))) inp.stats.neverApplies++
-      continue
-    }
-    const first = applying[0] as ConfigOutcome
-    for (const r of applying) {
-      if (r.analysis !== first.analysis && analysisKey(r.analysis) !== analysisKey(first.analysis)) {
-        throw new ShapeError(r.analysis.evidenceStart, `variants of ${model} differ (${first.cfg.variant} vs ${r.cfg.variant}); one fact per model cannot say that`)
-      }
-    }
-    const a = first.analysis
-    const outcome: Outcome = {
-      fn: inp.fn,
-      kind: inp.kind,
-      number: inp.number,
-      series,
-      seriesKey,
-      model,
-      variants: applying.map((r) => r.cfg.variant),
-      partCode: a.partCode,
-      revisions: a.revisions,
-      unlisted: a.unlisted,
-      defLine: inp.defLine,
-      evidenceStart: a.evidenceStart,
-      evidenceEnd: a.evidenceEnd
-    }
-    if (first.enabled !== undefined) outcome.workaroundEnabledByDefault = first.enabled
-    outcomes.push(outcome)
+/** The function's body and preamble preprocessed under one configuration's macros. */
+function evaluateConfig(inp: FunctionInput, lookup: Lookup, body: LogicalLine[], pre: LogicalLine[], presentRe: RegExp): Omit<ConfigOutcome, 'cfg'> {
+  const code = preprocess(body, lookup).code
+  const analysis = analyze(new CodeParser(tokenize(code), inp.defLine, inp.registers).parseBody(), inp.defLine)
+  // Preamble: `#define NRF52_ERRATA_N_PRESENT 1|0` and the default of `..._ENABLE_WORKAROUND`.
+  const defs = preprocess(pre, lookup).defines
+  let present: boolean | undefined
+  let enabled: boolean | undefined
+  for (const [name, value] of defs) {
+    if (presentRe.test(name)) present = value === '1' ? true : value === '0' ? false : undefined
   }
-  return outcomes
+  for (const [name, value] of defs) {
+    if (!/_(ENABLE_WORKAROUND|ENABLE)$/.test(name)) continue
+    if (value === '0' || value === '1') enabled = value === '1'
+    else if (presentRe.test(value)) enabled = present
+  }
+  return { analysis, present, enabled }
+}
+
+/**
+ * One model's outcome: its secure configurations where the function applies, which must all
+ * answer alike; undefined where it never applies (counted when the function names the model).
+ */
+function modelOutcome(
+  inp: FunctionInput,
+  model: string,
+  info: ModelInfo,
+  perConfig: ConfigOutcome[],
+  named: ReadonlySet<string>,
+  series: string,
+  seriesKey: string
+): Outcome | undefined {
+  const rows = perConfig.filter((c) => c.cfg.model === model)
+  // TrustZone only changes which FICR alias is read; the answer must not depend on it.
+  for (const v of info.variants) {
+    const [s, ns] = [rows.find((r) => r.cfg.variant === v && !r.cfg.nonsecure), rows.find((r) => r.cfg.variant === v && r.cfg.nonsecure)]
+    if (s && ns && s.analysis !== ns.analysis && analysisKey(s.analysis) !== analysisKey(ns.analysis)) {
+      throw new ShapeError(inp.defLine, `${v}: result differs between secure and non-secure builds`)
+    }
+  }
+  const secure = rows.filter((r) => !r.cfg.nonsecure)
+  const applying = secure.filter((r) => !r.analysis.never)
+  for (const r of secure) {
+    if (r.present !== undefined && r.present !== !r.analysis.never) {
+      inp.stats.presentMismatches.push(
+        `${inp.fn} ${r.cfg.variant}${r.cfg.core ? ` ${r.cfg.core}` : ''}: PRESENT=${r.present ? 1 : 0} but the function ${r.analysis.never ? 'never applies' : 'applies'}`
+      )
+    }
+  }
+  if (applying.length === 0) {
+    // Count only models the function actually names; every other model is simply not concerned.
+    if (info.variants.some((v) => named.has(v)) && (info.coreMacro === null || named.has(info.coreMacro))) inp.stats.neverApplies++
+    return undefined
+  }
+  const first = applying[0] as ConfigOutcome
+  for (const r of applying) {
+    if (r.analysis !== first.analysis && analysisKey(r.analysis) !== analysisKey(first.analysis)) {
+      throw new ShapeError(r.analysis.evidenceStart, `variants of ${model} differ (${first.cfg.variant} vs ${r.cfg.variant}); one fact per model cannot say that`)
+    }
+  }
+  const a = first.analysis
+  const outcome: Outcome = {
+    fn: inp.fn,
+    kind: inp.kind,
+    number: inp.number,
+    series,
+    seriesKey,
+    model,
+    variants: applying.map((r) => r.cfg.variant),
+    partCode: a.partCode,
+    revisions: a.revisions,
+    unlisted: a.unlisted,
+    defLine: inp.defLine,
+    evidenceStart: a.evidenceStart,
+    evidenceEnd: a.evidenceEnd
+  }
+  if (first.enabled !== undefined) outcome.workaroundEnabledByDefault = first.enabled
+  return outcome
 }
 
 export function analysisKey(a: Analysis): string {

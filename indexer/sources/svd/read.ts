@@ -191,28 +191,7 @@ export class SvdReader {
   }
 
   protected readField(el: XmlElement, parent: ItemNode): FieldNode | undefined {
-    const f: FieldNode = {
-      kind: 'field',
-      name: '',
-      path: '',
-      derivedFrom: undefined,
-      dim: undefined,
-      description: undefined,
-      state: 0,
-      ev: undefined,
-      evs: undefined,
-      evsAnchor: undefined,
-      expanded: undefined,
-      base: undefined,
-      el,
-      parent,
-      bitOffset: undefined,
-      bitWidth: undefined,
-      access: undefined,
-      enumEls: undefined,
-      enums: undefined,
-      resolved: 0
-    }
+    const f = newField(el, parent)
     let dim: string | undefined, inc: string | undefined, idx: string | undefined
     let lsb: number | undefined, msb: number | undefined
     for (const c of el.children) {
@@ -270,10 +249,7 @@ export class SvdReader {
       this.problem(el.line, 'field without <name>')
       return undefined
     }
-    if (lsb !== undefined && msb !== undefined && f.bitOffset === undefined) {
-      f.bitOffset = Math.min(lsb, msb)
-      f.bitWidth = Math.abs(msb - lsb) + 1
-    }
+    if (lsb !== undefined && msb !== undefined) setBitsFromRange(f, lsb, msb)
     const d = el.attrs.derivedFrom
     if (d) f.derivedFrom = d.trim()
     if (dim !== undefined) f.dim = this.dimOf(el.line, dim, inc, idx)
@@ -309,4 +285,37 @@ export class SvdReader {
     r.fields = out
     return out
   }
+}
+
+/** A field node before its children are read: every member initialised up front, one stable object shape. */
+function newField(el: XmlElement, parent: ItemNode): FieldNode {
+  return {
+    kind: 'field',
+    name: '',
+    path: '',
+    derivedFrom: undefined,
+    dim: undefined,
+    description: undefined,
+    state: 0,
+    ev: undefined,
+    evs: undefined,
+    evsAnchor: undefined,
+    expanded: undefined,
+    base: undefined,
+    el,
+    parent,
+    bitOffset: undefined,
+    bitWidth: undefined,
+    access: undefined,
+    enumEls: undefined,
+    enums: undefined,
+    resolved: 0
+  }
+}
+
+/** `<lsb>`/`<msb>` or `<bitRange>` give the bits where `<bitOffset>` does not. */
+function setBitsFromRange(f: FieldNode, lsb: number, msb: number): void {
+  if (f.bitOffset !== undefined) return
+  f.bitOffset = Math.min(lsb, msb)
+  f.bitWidth = Math.abs(msb - lsb) + 1
 }
