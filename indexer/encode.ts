@@ -6,7 +6,7 @@ import { erratumColumn, type ErratumRevisions } from '../src/store/revisions.js'
 import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every parse cache key. */
-export const INDEXER_FORMAT = 4
+export const INDEXER_FORMAT = 3
 
 /** Everything besides the adapters that shapes a unit's shard (with the zlib version, see unitKey). */
 export const ENCODER = `indexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}`

@@ -188,13 +188,17 @@ const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 const isDigit = (c: number) => c >= 48 && c <= 57
 const isAlnum = (c: number) => isDigit(c) || ((c | 32) >= 97 && (c | 32) <= 122)
+/** JavaScript's \\s on ASCII, which the pattern's white-space alternatives use. */
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13)
 
 /**
  * Exact cl100k_base token count. BPE never merges across the pre-tokenizer's chunks, so the count
  * of a text is the sum of its chunks' counts. Where a chunk certainly starts whatever came
  * before, the text is also the sum of the segments between: at a quote after a letter or digit
  * (the pattern's letter and digit runs end there, and nothing else takes them in), and at an
- * ASCII digit after ASCII that is neither (no chunk takes a digit after another character). A
+ * ASCII digit after ASCII punctuation (no chunk takes a digit after another character). Never
+ * after white space: how a run of it splits depends on what follows (`\s+(?!\S)`, `\s+$`), so a
+ * segment ending in it would count differently at the end of a text and inside one. A
  * run of ASCII digits so started is its own chunks of three digits at most, each one token of the
  * vocabulary (test/model/tokens.test.ts checks all of them). Fact bodies are JSON whose segments
  * recur (keys with their values, digests, paths, descriptions), the numbers between them do not:
@@ -209,10 +213,11 @@ export function countTokens(text: string): number {
   let start = 0
   let h = FNV_OFFSET
   let afterAlnum = false
+  let afterSpace = false
   for (let i = 0; i < len; i++) {
     const c = text.charCodeAt(i)
     if (c > 127) return chunkedCount(text, 0, len)
-    if (isDigit(c) && !afterAlnum) {
+    if (isDigit(c) && !afterAlnum && !afterSpace) {
       if (i > start) n += segmentTokens(text, start, i, h)
       let end = i + 1
       while (end < len && isDigit(text.charCodeAt(end))) end++
@@ -221,6 +226,7 @@ export function countTokens(text: string): number {
       h = FNV_OFFSET
       i = end - 1
       afterAlnum = true
+      afterSpace = false
       continue
     }
     if (c === QUOTE && afterAlnum && i > start) {
@@ -230,6 +236,7 @@ export function countTokens(text: string): number {
     }
     h = Math.imul(h ^ c, FNV_PRIME)
     afterAlnum = isAlnum(c)
+    afterSpace = isSpace(c)
   }
   return start < len ? n + segmentTokens(text, start, len, h) : n
 }
