@@ -25,6 +25,16 @@ function scannerChunks(text: string): string[] | null {
 
 const patternChunks = (text: string) => text.match(CL100K_TOKEN_SPLIT_REGEX) ?? []
 
+/** `count` texts of up to `maxLength` characters drawn from `alphabet`, the same for the same seed. */
+function* randomTexts(alphabet: string, maxLength: number, count: number, seed: number): Generator<string> {
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / (1 << 24)
+  for (let n = 0; n < count; n++) {
+    let t = ''
+    for (let len = Math.floor(random() * maxLength); len > 0; len--) t += alphabet[Math.floor(random() * alphabet.length)]
+    yield t
+  }
+}
+
 /** Strings at the edges of every alternative of the pattern, and where two of them compete. */
 const ADVERSARIAL = [
   '',
@@ -79,14 +89,7 @@ describe('asciiChunkEnd', () => {
 
   it('splits random ASCII text exactly as the cl100k pattern does', () => {
     // Few distinct characters, so runs, contractions and white-space mixes are dense.
-    const alphabet = "aZsStLlvErd' ' \t\n\r\v9-{\"_.\x00"
-    let seed = 1
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / (1 << 24)
-    for (let n = 0; n < 20_000; n++) {
-      let t = ''
-      for (let len = Math.floor(random() * 24); len > 0; len--) t += alphabet[Math.floor(random() * alphabet.length)]
-      expect(scannerChunks(t), JSON.stringify(t)).toEqual(patternChunks(t))
-    }
+    for (const t of randomTexts("aZsStLlvErd' ' \t\n\r\v9-{\"_.\x00", 24, 20_000, 1)) expect(scannerChunks(t), JSON.stringify(t)).toEqual(patternChunks(t))
   })
 
   it('declines at a non-ASCII character, wherever it stands', () => {
@@ -109,14 +112,7 @@ describe('countTokens', () => {
   it('equals the reference on random texts counted one after another, whatever the memos hold from the texts before', () => {
     // Digits, quotes and white space in every order: a segment's count must not depend on the text
     // it was first seen in (white space before a digit splits otherwise than at a text's end).
-    const alphabet = 'aZ09 "\':,.{}[]_-\n\t\r\v'
-    let seed = 11
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / (1 << 24)
-    for (let n = 0; n < 100_000; n++) {
-      let t = ''
-      for (let len = Math.floor(random() * 30); len > 0; len--) t += alphabet[Math.floor(random() * alphabet.length)]
-      expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
-    }
+    for (const t of randomTexts('aZ09 "\':,.{}[]_-\n\t\r\v', 30, 100_000, 11)) expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
   }, 60_000)
 
   it('every run of one to three ASCII digits is one token of the vocabulary', () => {
