@@ -184,6 +184,8 @@ function chunkedCount(text: string, start: number, end: number): number {
 const MAX_SEGMENT = 512
 
 const QUOTE = 34
+const SPACE = 32
+const TAB = 9
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 const isDigit = (c: number) => c >= 48 && c <= 57
@@ -195,17 +197,18 @@ const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13)
  * Exact cl100k_base token count. BPE never merges across the pre-tokenizer's chunks, so the count
  * of a text is the sum of its chunks' counts. Where a chunk certainly starts whatever came
  * before, the text is also the sum of the segments between: at a quote after a letter or digit
- * (the pattern's letter and digit runs end there, and nothing else takes them in), and at an
- * ASCII digit after ASCII punctuation (no chunk takes a digit after another character). Never
- * after white space: how a run of it splits depends on what follows (`\s+(?!\S)`, `\s+$`), so a
- * segment ending in it would count differently at the end of a text and inside one. A
- * run of ASCII digits so started is its own chunks of three digits at most, each one token of the
- * vocabulary (test/model/tokens.test.ts checks all of them). Fact bodies are JSON whose segments
- * recur (keys with their values, digests, paths, descriptions), the numbers between them do not:
- * each distinct segment is counted once and later found by one probe, its hash taken in the
- * same pass that finds the cuts. A segment seen first, and text with a character past ASCII,
- * is split into chunks, each distinct chunk counted once: ASCII by a scanner equal to the
- * pre-tokenizer's pattern on ASCII, anything else by the pattern itself.
+ * (the pattern's letter and digit runs end there, and nothing else takes them in), at an ASCII
+ * digit after ASCII punctuation (no chunk takes a digit after another character), and at a space
+ * or tab after anything but white space (no chunk takes white space after its last character
+ * but a line break). Never after white space: how a run of it splits depends on what follows
+ * (`\s+(?!\S)`, `\s+$`), so a segment ending in it would count differently at the end of a text
+ * and inside one. A run of ASCII digits so started is its own chunks of three digits at most,
+ * each one token of the vocabulary (test/model/tokens.test.ts checks all of them). Fact bodies are
+ * JSON whose segments recur (keys with their values, digests, paths, words of descriptions), the
+ * numbers between them do not: each distinct segment is counted once and later found by one
+ * probe, its hash taken in the same pass that finds the cuts. A segment seen first is split into
+ * chunks, each distinct chunk counted once: ASCII by a scanner equal to the pre-tokenizer's
+ * pattern on ASCII, a segment with a character past ASCII by the pattern itself.
  */
 export function countTokens(text: string): number {
   const len = text.length
@@ -216,20 +219,32 @@ export function countTokens(text: string): number {
   let afterSpace = false
   for (let i = 0; i < len; i++) {
     const c = text.charCodeAt(i)
-    if (c > 127) return chunkedCount(text, 0, len)
-    if (isDigit(c) && !afterAlnum && !afterSpace) {
-      if (i > start) n += segmentTokens(text, start, i, h)
-      let end = i + 1
-      while (end < len && isDigit(text.charCodeAt(end))) end++
-      n += Math.ceil((end - i) / 3)
-      start = end
-      h = FNV_OFFSET
-      i = end - 1
-      afterAlnum = true
-      afterSpace = false
+    if (c > 127) {
+      // No cut right after a character past ASCII (a digit of another script joins ASCII digits, a
+      // symbol's punctuation run takes a quote, a space of another script is white space): its
+      // segment is counted by the pattern itself (chunkedCount), the rest of the text as ASCII.
+      h = Math.imul(h ^ c, FNV_PRIME)
+      afterAlnum = false
+      afterSpace = true
       continue
     }
-    if (c === QUOTE && afterAlnum && i > start) {
+    if (isDigit(c) && !afterAlnum && !afterSpace) {
+      if (i > start) n += segmentTokens(text, start, i, h)
+      start = i
+      h = FNV_OFFSET
+      let end = i + 1
+      while (end < len && isDigit(text.charCodeAt(end))) end++
+      // A digit of another script would continue the run: then the run is counted with what follows.
+      if (end === len || text.charCodeAt(end) < 128) {
+        n += Math.ceil((end - i) / 3)
+        start = end
+        i = end - 1
+        afterAlnum = true
+        afterSpace = false
+        continue
+      }
+    }
+    if (((c === QUOTE && afterAlnum) || ((c === SPACE || c === TAB) && !afterSpace)) && i > start) {
       n += segmentTokens(text, start, i, h)
       start = i
       h = FNV_OFFSET

@@ -121,9 +121,15 @@ describe('countTokens', () => {
 
   it('equals the reference where digits and quotes meet characters past ASCII', () => {
     // An Arabic-Indic digit joins ASCII digits in one chunk of the pattern: no cut may be made there.
-    for (const t of ['\u0663' + '45"6"', 'é5"x"7', 'x\u0663"4"', '"µ"1"é"2', '٣٤٥٦٧"8"9'])
+    for (const t of ['\u0663' + '45"6"', 'é5"x"7', 'x\u0663"4"', '"µ"1"é"2', '٣٤٥٦٧"8"9', '1\u066311', '.12\u0663"4', '°" 5', '\u00a0 9', 'a\u3000 "b"'])
       expect(countTokens(t), t).toBe(reference(t))
   })
+
+  it('equals the reference on random texts mixing ASCII with letters, digits, symbols and spaces of other scripts', () => {
+    // Only the segments around such a character are counted by the pattern: the cuts next to it
+    // (an Arabic-Indic digit after ASCII digits, a no-break space before a digit, a quote after °) must hold.
+    for (const t of randomTexts('a 1 "\u00a0\u3000°é\u0663\t.:', 30, 60_000, 5)) expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
+  }, 60_000)
 
   it('equals the reference on text of chunks never seen before: random cursors and random ASCII', () => {
     let seed = 7
