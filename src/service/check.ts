@@ -10,7 +10,7 @@ import type { TargetChoice } from './catalog-index.js'
 import { ServiceError } from './errors.js'
 import { canonicalRevision, type HardwareFacts, type ReleaseReader, type TopicResolution } from './facts.js'
 import { readAll } from './read-all.js'
-import { packagePins, type PackagePin, type PackagePins } from './pins.js'
+import { packagePin, packagePins, signalOn, type PackagePin, type PackagePins } from './pins.js'
 
 /**
  * A configuration check (issue 28): pin assignments, DMA channels, operating point and silicon
@@ -119,12 +119,22 @@ const notCovered = (topic: CheckTopic, inputs: string[], message: string, asked:
 const pinOf = (p: PackagePin, signal: string) => ({ pin: p.name, position: p.position, af: p.af.get(signal) ?? null, ...(p.remap ? { remap: p.remap } : {}) })
 const afText = (p: PackagePin, signal: string) => (p.af.has(signal) ? `${p.name}/AF${p.af.get(signal)}` : p.name)
 
-/** Pins findings: each entry against the package's pins, then pads assigned twice. */
+/**
+ * Pins findings: each entry against the package's pins, then pads assigned twice. An entry whose
+ * pin carries its signal needs only that pin (`pins` may hold only those, see Check.pinsFor);
+ * any other needs them all.
+ */
 export function pinFindings(assign: AssignEntry[], pins: PackagePins, pkg: string): Finding[] {
   const out: Finding[] = []
   const placed: Array<{ entry: AssignEntry; pin: PackagePin }> = []
   for (const [i, entry] of assign.entries()) {
-    // Entries are upper-cased; the source's spelling of the signal (`I2S2_ext_SD`) is what pins list.
+    const pin = entry.pin === undefined ? undefined : pins.byName.get(entry.pin)
+    // Entries are upper-cased; a pin lists a signal as its source spells it (`I2S2_ext_SD`).
+    const own = pin && signalOn(pin, entry.signal)
+    if (own) {
+      placed.push({ entry: { ...entry, signal: own }, pin: pin })
+      continue
+    }
     const a = { ...entry, signal: pins.signalSpelling.get(entry.signal) ?? entry.signal }
     const carriers = pins.bySignal.get(a.signal)
     if (!carriers) {
@@ -135,17 +145,10 @@ export function pinFindings(assign: AssignEntry[], pins: PackagePins, pkg: strin
     }
     const list = carriers.map((p) => pinOf(p, a.signal))
     const where = `${a.signal} is on ${carriers.map((p) => afText(p, a.signal)).join(', ')}`
-    if (a.pin === undefined) {
-      out.push(finding('SIGNAL_PINS', [a.text], `${where} in ${pkg}.`, evidenceOf(...carriers.map((p) => p.evidence)), { pins: list }))
-      continue
-    }
-    const pin = pins.byName.get(a.pin)
-    if (!pin) {
-      if (!GPIO_NAME.test(a.pin)) throw new ServiceError('UNKNOWN_PIN', `assign entry ${i + 1} ("${a.text}"): ${a.pin} is not a pin of package ${pkg}, nor a GPIO name.`, 'assign')
-      out.push(finding('PIN_NOT_IN_PACKAGE', [a.text], `${a.pin} is not a pin of package ${pkg}; ${where}.`, evidenceOf(...carriers.map((p) => p.evidence)), { pins: list }))
-    } else if (!pin.signals.includes(a.signal)) {
-      out.push(finding('SIGNAL_NOT_ON_PIN', [a.text], `${a.pin} does not carry ${a.signal} in ${pkg}; ${where}.`, evidenceOf(pin.evidence, ...carriers.map((p) => p.evidence)), { pins: list }))
-    } else placed.push({ entry: a, pin })
+    if (a.pin === undefined) out.push(finding('SIGNAL_PINS', [a.text], `${where} in ${pkg}.`, evidenceOf(...carriers.map((p) => p.evidence)), { pins: list }))
+    else if (pin) out.push(finding('SIGNAL_NOT_ON_PIN', [a.text], `${a.pin} does not carry ${a.signal} in ${pkg}; ${where}.`, evidenceOf(pin.evidence, ...carriers.map((p) => p.evidence)), { pins: list }))
+    else if (GPIO_NAME.test(a.pin)) out.push(finding('PIN_NOT_IN_PACKAGE', [a.text], `${a.pin} is not a pin of package ${pkg}; ${where}.`, evidenceOf(...carriers.map((p) => p.evidence)), { pins: list }))
+    else throw new ServiceError('UNKNOWN_PIN', `assign entry ${i + 1} ("${a.text}"): ${a.pin} is not a pin of package ${pkg}, nor a GPIO name.`, 'assign')
   }
   const used = new Map<string, typeof placed>()
   for (const x of placed) for (const pos of x.pin.positions) used.set(pos, [...(used.get(pos) ?? []), x])
@@ -387,6 +390,8 @@ function inputsOf(topic: CheckTopic, p: CheckParams, inputs: CheckInputs): strin
 export class Check {
   /** Each package's pins indexed, and each target's facts of the other topics, read once: a release is immutable, and most checks ask about few parts. */
   private readonly pinIndexes = new LRUCache<string, PackagePins>({ max: 256 })
+  /** Pins read by name, by package (only pins the package has: a name it has not sends the check to the whole index). */
+  private readonly namedPins = new LRUCache<string, Map<string, PackagePin>>({ max: 256 })
   private readonly topicFacts = new LRUCache<string, Read[]>({ max: 1024 })
 
   constructor(private readonly facts: HardwareFacts) {}
@@ -397,11 +402,34 @@ export class Check {
     return this.facts.answer('check', CHECK_PARAM_KEYS, p, reader, (store) => this.checkIn(store, p, inputs), (body) => body)
   }
 
-  private async packagePins(store: ReleaseStore, choice: TargetChoice): Promise<PackagePins> {
+  /**
+   * The pins the entries need: the package's pins read by name (kept, as a release is immutable)
+   * while every entry names a pin that carries its signal, which is all a valid configuration
+   * needs; the whole package indexed as soon as one does not (its finding lists the pins that
+   * carry the signal). The findings are the same either way.
+   */
+  private async pinsFor(store: ReleaseStore, choice: TargetChoice, assign: AssignEntry[]): Promise<PackagePins> {
     const key = `${store.manifest.id}\0${choice.target.key}\0${choice.package ?? ''}`
     let pins = this.pinIndexes.get(key)
-    if (!pins) this.pinIndexes.set(key, (pins = packagePins(await readAll(store, choice, 'pins', [], []))))
-    return pins
+    if (pins) return pins
+    let named = this.namedPins.get(key)
+    if (!named) this.namedPins.set(key, (named = new Map()))
+    const unread = [...new Set(assign.flatMap((a) => (a.pin !== undefined && !named!.has(a.pin) ? [a.pin] : [])))]
+    for (const r of unread.length ? await readAll(store, choice, 'pins', unread, []) : []) {
+      const pin = packagePin(r)
+      // The store matches names case-insensitively; entries name pins as the package does.
+      if (unread.includes(pin.name)) named.set(pin.name, pin)
+    }
+    const byName = new Map<string, PackagePin>()
+    for (const a of assign) {
+      const pin = a.pin === undefined ? undefined : named.get(a.pin)
+      if (!pin || !signalOn(pin, a.signal)) {
+        this.pinIndexes.set(key, (pins = packagePins(await readAll(store, choice, 'pins', [], []))))
+        return pins
+      }
+      byName.set(pin.name, pin)
+    }
+    return { byName, bySignal: new Map(), signalSpelling: new Map() }
   }
 
   private async checkIn(store: ReleaseStore, p: CheckParams, inputs: CheckInputs): Promise<string> {
@@ -435,7 +463,7 @@ export class Check {
       return facts
     }
     const pinsChoice = resolved.get('pins')?.choice
-    const [pins, dma, electrical, errata, clocks] = await Promise.all([pinsChoice && this.packagePins(store, pinsChoice), read('dma'), read('electrical'), read('errata'), read('clocks')])
+    const [pins, dma, electrical, errata, clocks] = await Promise.all([pinsChoice && this.pinsFor(store, pinsChoice, inputs.assign), read('dma'), read('electrical'), read('errata'), read('clocks')])
     const instances = new Set([...(clocks ?? []).map((f) => f.name), ...(dma ?? []).map((f) => f.name.split('.')[0]!)])
     const used = peripheralsInUse(inputs, instances)
     const revision = p.silicon_revision === undefined ? undefined : canonicalRevision(p.silicon_revision)

@@ -39,29 +39,37 @@ interface PinValue {
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
+/** One pins fact (its stored body) as a pin of its package. */
+export function packagePin(r: FactRow): PackagePin {
+  // The evidence (most of a body) is parsed only for the pins a finding cites.
+  const f = new LazyFact(r.body)
+  const v = f.value as unknown as PinValue
+  const af = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
+  const remap = v.variants?.find((x) => x.label === v.label)?.variant
+  return {
+    name: f.name,
+    label: v.label,
+    position: v.position,
+    positions: v.positions ?? [v.position],
+    signals: [...new Set([...(v.signals ?? []), ...af.keys()])],
+    af,
+    get evidence() {
+      return f.evidence
+    },
+    ...(remap ? { remap } : {})
+  }
+}
+
+/** The pin's own spelling of a signal given upper-cased (`I2S2_EXT_SD` → `I2S2_ext_SD`), if it carries it. */
+export const signalOn = (pin: PackagePin, upper: string): string | undefined => pin.signals.find((s) => s.toUpperCase() === upper)
+
 /** The pins facts of one package (their stored bodies), indexed. */
 export function packagePins(rows: readonly FactRow[]): PackagePins {
   const byName = new Map<string, PackagePin>()
   const bySignal = new Map<string, PackagePin[]>()
   for (const r of rows) {
-    // The evidence (most of a body) is parsed only for the pins a finding cites.
-    const f = new LazyFact(r.body)
-    const v = f.value as unknown as PinValue
-    const af = new Map((v.alternateFunctions ?? []).map((a) => [a.signal, a.af]))
-    const remap = v.variants?.find((x) => x.label === v.label)?.variant
-    const pin: PackagePin = {
-      name: f.name,
-      label: v.label,
-      position: v.position,
-      positions: v.positions ?? [v.position],
-      signals: [...new Set([...(v.signals ?? []), ...af.keys()])],
-      af,
-      get evidence() {
-        return f.evidence
-      },
-      ...(remap ? { remap } : {})
-    }
-    byName.set(f.name, pin)
+    const pin = packagePin(r)
+    byName.set(pin.name, pin)
     for (const s of pin.signals) {
       let l = bySignal.get(s)
       if (!l) bySignal.set(s, (l = []))

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { CheckParams } from '../../src/schemas/check.js'
+import { Check } from '../../src/service/check.js'
+import { HardwareFacts } from '../../src/service/facts.js'
+import { SqliteRepository } from '../../src/store/sqlite/store.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { CORPUS_INVENTORY, corpusDataDir } from '../helpers/corpus-release.js'
 import { ContractChecker } from '../helpers/openapi.js'
@@ -303,6 +307,26 @@ describe('answers and refusals', () => {
     await problem({ part: 'STM32F407VGT6', pin: 'PA9' }, 'UNKNOWN_PARAMETER', 'pin')
     const res = await check({ part: 'STM32F407VGT6' }, { authorization: 'Bearer nope' })
     expect(res.statusCode).toBe(401)
+  })
+
+  it('a valid set reads only its own pins, and answers as after the whole package was read', async () => {
+    const repo = new SqliteRepository(await corpusDataDir())
+    try {
+      const f = new HardwareFacts(repo, 'check-pins', { contextCacheBytes: 0 })
+      const reads = vi.spyOn(await f.store(), 'queryFacts')
+      const p = { part: 'STM32F407VGT6', assign: 'USART1_TX:PA9,SPI1_SCK:PA5,I2C2_SDA:PB11,I2S2_EXT_SD:PB14', vdd: 3.3 } as CheckParams
+      const fresh = await new Check(f).check(p)
+      const pinReads = reads.mock.calls.map(([q]) => q).filter((q) => q.topic === 'pins')
+      expect(pinReads.map((q) => q.names)).toEqual([['PA9', 'PA5', 'PB11', 'PB14']])
+      const whole = new Check(f)
+      // A signal without a pin needs every pin of the package that carries it: the whole package is read.
+      await whole.check({ part: 'STM32F407VGT6', assign: 'USART1_TX:' } as CheckParams)
+      expect(reads.mock.calls.map(([q]) => q).filter((q) => q.topic === 'pins' && q.names.length === 0)).toHaveLength(1)
+      expect(await whole.check(p)).toBe(fresh)
+      expect(JSON.parse(fresh)).toMatchObject({ valid: true, counts: { error: 0 } })
+    } finally {
+      await repo.close()
+    }
   })
 
   it('two DMA entries on one channel: DMA_CONFLICT, from the inputs alone', async () => {
