@@ -99,7 +99,10 @@ describe('golden values read back from the sources their evidence points at (tes
       ['STM32F407VGT6.pins.jsonl', 'PA10', (v) => (v.position = '68')],
       ['STM32G071KBT6.pins.jsonl', 'PA10', (v) => v.alternateFunctions.pop()],
       ['STM32F407VGT6.electrical.jsonl', 'clock.cpu.max', (v) => (v.value = 180)],
-      ['nRF52840.errata.jsonl', 'errata.103', (v) => (v.revisions[1].applies = true)]
+      ['nRF52840.errata.jsonl', 'errata.103', (v) => (v.revisions[1].applies = true)],
+      ['RP2040.interrupts.jsonl', 'CLOCKS_IRQ', (v) => (v.number = 18)],
+      ['STM32F407VGT6.interrupts.jsonl', 'ADC', (v) => v.peripherals.pop()],
+      ['nRF52840.interrupts.jsonl', 'CLOCK_POWER', (v) => v.peripherals.push('WDT')]
     ]
     for (const [file, name, spoil] of wrong) {
       const fact = goldenFacts(file).find((f) => f.name === name)

@@ -5,8 +5,9 @@ import { CORPUS_INVENTORY } from '../helpers/corpus-release.js'
 
 /**
  * An independent reader of the golden facts' values: each fact is checked against the source
- * bytes its evidence points at (artifact by sha256, element by line), with just enough of the SVD,
- * STM32 pin-data and Nordic errata formats, written from the formats, not from the adapters.
+ * bytes its evidence points at (artifact by sha256, element by line), with just enough of the SVD
+ * (registers, interrupts), STM32 pin-data and Nordic errata formats, written from the formats, not
+ * from the adapters.
  * The golden snapshots then pin values that were once shown right, not only unchanged.
  */
 
@@ -234,6 +235,46 @@ function checkErratum(f: GoldenFact): Checked {
   return out
 }
 
+/** An SVD `<interrupt>`: its name, value and start, and the peripheral that lists it. */
+interface Declared {
+  peripheral: string
+  name: string
+  value: number | undefined
+  at: number
+}
+const declarations = new Map<Source, Declared[]>()
+/** Every `<interrupt>` of an SVD text, in file order. */
+function svdInterrupts(s: Source): Declared[] {
+  let out = declarations.get(s)
+  if (out) return out
+  out = []
+  for (const p of s.text.matchAll(/<peripheral\b[^>]*>[\s\S]*?<\/peripheral>/g)) {
+    // The peripheral's own <name> may follow its interrupts (RP2040): read it without them.
+    const peripheral = child(own(p[0]).replace(/<interrupt>[\s\S]*?<\/interrupt>/g, ''), 'name')!
+    for (const m of p[0].matchAll(/<interrupt>[\s\S]*?<\/interrupt>/g)) out.push({ peripheral, name: child(m[0], 'name')!, value: num(child(m[0], 'value')), at: p.index + m.index })
+  }
+  declarations.set(s, out)
+  return out
+}
+
+function checkInterrupt(f: GoldenFact): Checked {
+  const e = f.evidence[0]!
+  const { s, at } = located(e)
+  const start = s.text.indexOf('<interrupt>', at)
+  const here = svdInterrupts(s).find((d) => d.at === start)
+  const path = /\/peripheral\[name=([^\]]+)\]\/interrupt\[name=([^\]]+)\]$/.exec(e.locator)
+  if (!here || start > s.text.indexOf('\n', at)) throw new Error(`${e.locator}: no <interrupt> on that line`)
+  if (!path || path[1] !== here.peripheral || path[2] !== here.name) throw new Error(`${e.locator}: the line has ${here.peripheral}'s <interrupt> ${here.name}`)
+  const out: Checked = []
+  expectEq(f, 'name', f.name, here.name, out)
+  // The same interrupt listed by several peripherals (nRF's shared lines, ADC1-3): all of them, and
+  // the one number they all give it (the evidenced <interrupt>'s among them).
+  const all = svdInterrupts(s).filter((d) => d.name === here.name)
+  expectEq(f, 'number', [f.value.number], [...new Set(all.map((d) => d.value))], out)
+  expectEq(f, 'peripherals', f.value.peripherals, [...new Set(all.map((d) => d.peripheral))].sort(), out)
+  return out
+}
+
 export interface Mismatch {
   fact: string
   member: string
@@ -247,28 +288,16 @@ function expectEq(f: GoldenFact, member: string, served: unknown, fromSource: un
   if (JSON.stringify(served) !== JSON.stringify(fromSource)) mismatches.push({ fact: f.name, member, served, source: fromSource })
 }
 
+const registerCheck = (v: Record<string, unknown>) => ('bitOffset' in v ? checkField : 'address' in v ? checkRegister : 'baseAddress' in v ? checkPeripheral : undefined)
+const BY_TOPIC: Record<string, ((f: GoldenFact) => Checked) | undefined> = { pins: checkPin, electrical: checkElectrical, errata: checkErratum, interrupts: checkInterrupt }
+
 /** The value members of each fact read back from its source; what differs, and how many members were checked. */
 export function checkAgainstSources(facts: GoldenFact[]): { mismatches: Mismatch[]; checked: number; unchecked: string[] } {
   mismatches = []
   let checked = 0
   const unchecked: string[] = []
   for (const f of facts) {
-    const check =
-      f.topic === 'registers'
-        ? 'bitOffset' in f.value
-          ? checkField
-          : 'address' in f.value
-            ? checkRegister
-            : 'baseAddress' in f.value
-              ? checkPeripheral
-              : undefined
-        : f.topic === 'pins'
-          ? checkPin
-          : f.topic === 'electrical'
-            ? checkElectrical
-            : f.topic === 'errata'
-              ? checkErratum
-              : undefined
+    const check = f.topic === 'registers' ? registerCheck(f.value) : BY_TOPIC[f.topic]
     if (!check) {
       unchecked.push(f.name)
       continue

@@ -5,7 +5,7 @@ import type { HardwareFacts } from '../../src/service/facts.js'
  * What the golden files pin: for each selection, the facts the service serves for a part and
  * topic (optionally narrowed by fact-name prefixes), across every adapter and vendor of the core
  * corpus. Chosen to keep the files small while covering arrays, clusters, derived peripherals,
- * remapped pins, electrical limits and errata revisions.
+ * remapped pins, electrical limits, errata revisions and interrupts.
  */
 export interface Selection {
   part: string
@@ -36,6 +36,12 @@ export const SELECTIONS: Selection[] = [
   { part: 'STM32L476RG', topic: 'electrical' },
   { part: 'STM32G0B1RET6', topic: 'electrical' },
   { part: 'STM32H743ZI', topic: 'electrical' },
+  // cmsis-svd interrupts (contract 2026-12-01): shared lines (nRF, ADC1-3), every vendor's numbering
+  { part: 'STM32F407VGT6', topic: 'interrupts' },
+  { part: 'nRF52840', topic: 'interrupts' },
+  { part: 'RP2040', topic: 'interrupts' },
+  { part: 'esp32', topic: 'interrupts' },
+  { part: 'ATSAMD21G18A', topic: 'interrupts' },
   // nordic errata header + nrfx matrix
   { part: 'nRF52832', topic: 'errata' },
   { part: 'nRF52840', topic: 'errata' },
