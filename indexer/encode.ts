@@ -46,28 +46,50 @@ function revisionTokens(f: FactDraft): string | null {
 }
 
 /**
- * The terms of values seen, by their JSON: register values recur, in a unit's derived peripherals
- * and in the sibling devices of a family. Emptied when full: kept small, as some values are large
- * (2^17 values made a world index's peak RSS 1.5 GB instead of 0.9).
+ * A body's token count as the sum of its pieces, each cut right after a member's key (`"value`):
+ * a chunk of the pre-tokenizer certainly starts at a quote after a letter (countTokens), so each
+ * piece counts alone as it does in the body. A piece of a member that recurs (a register's value
+ * in a unit's derived peripherals and sibling devices, a unit's scopes) is counted once:
+ *   `{"id":"…","topic":"…","name":<name>,"value` `":<value>,"scope` `":<scope>,"evidence` `":<evidence>…}`
  */
-const valueTermsSeen = new Map<string, string[]>()
-const VALUE_TERMS_KEPT = 1 << 14
-
-function termsOfValue(value: unknown, json: string): string[] {
-  let t = valueTermsSeen.get(json)
-  if (t === undefined) {
-    if (valueTermsSeen.size >= VALUE_TERMS_KEPT) valueTermsSeen.clear()
-    valueTermsSeen.set(json, (t = valueTerms(value)))
-  }
-  return t
+interface Recurring {
+  tokens: number
+  /** A value's search terms (valueTerms); not kept for scopes. */
+  terms?: string[]
 }
+
+/**
+ * Pieces seen, by their member's JSON (the same member, the same piece). Emptied when full: kept
+ * small, as some values are large (2^17 values made a world index's peak RSS 1.5 GB instead of 0.9).
+ */
+class Seen {
+  private readonly map = new Map<string, Recurring>()
+  constructor(private readonly before: string, private readonly after: string) {}
+
+  get(json: string, make?: () => string[]): Recurring {
+    let r = this.map.get(json)
+    if (r === undefined) {
+      if (this.map.size >= PIECES_KEPT) this.map.clear()
+      r = { tokens: countTokens(this.before + json + this.after), ...(make ? { terms: make() } : {}) }
+      this.map.set(json, r)
+    }
+    return r
+  }
+}
+const PIECES_KEPT = 1 << 14
+const values = new Seen('":', ',"scope')
+const scopes = new Seen('":', ',"evidence')
 
 export function encodeFact(f: FactDraft): EncodedFact {
   const id = factId(f)
-  const value = JSON.stringify(f.value)
+  const name = JSON.stringify(f.name)
+  const valueJson = JSON.stringify(f.value)
+  const scope = JSON.stringify(f.scope)
+  const value = values.get(valueJson, () => valueTerms(f.value))
   // What JSON.stringify makes of { id, topic, name, value, scope, evidence, agreement? } (id and
-  // topic need no escaping), with the value's text at hand for the terms.
-  const body = `{"id":"${id}","topic":"${f.topic}","name":${JSON.stringify(f.name)},"value":${value},"scope":${JSON.stringify(f.scope)},"evidence":${JSON.stringify(f.evidence)}${f.agreement ? `,"agreement":"${f.agreement}"` : ''}}`
+  // topic need no escaping).
+  const head = `{"id":"${id}","topic":"${f.topic}","name":${name},"value`
+  const tail = `":${JSON.stringify(f.evidence)}${f.agreement ? `,"agreement":"${f.agreement}"` : ''}}`
   return {
     target: f.target,
     topic: f.topic,
@@ -75,10 +97,10 @@ export function encodeFact(f: FactDraft): EncodedFact {
     name: f.name,
     package: f.scope.package ?? null,
     revisions: revisionTokens(f),
-    tokens: countTokens(body),
-    body,
+    tokens: countTokens(head) + value.tokens + scopes.get(scope).tokens + countTokens(tail),
+    body: `${head}":${valueJson},"scope":${scope},"evidence${tail}`,
     peripherals: (f.peripherals ?? []).map((p) => p.toUpperCase()),
-    terms: factTerms(f.name, f.value, termsOfValue(f.value, value)).join(' ')
+    terms: factTerms(f.name, f.value, value.terms).join(' ')
   }
 }
 
