@@ -24,5 +24,7 @@ export const MODULES = {
   auth: { mutate: ['src/http/auth.ts', 'src/auth/keys.ts'], tests: ['test/auth/keys*.test.ts', 'test/http/auth*.test.ts', 'test/http/rest.test.ts', 'test/http/hardening.test.ts', 'test/mcp/http.test.ts'] },
   // The Problem layer and the functions of the error table (its rows are data: titles and guidance
   // are read by the error-codes route's own test). One minimal app, no release: seconds per mutant.
-  'http-errors': { mutate: ['src/http/problem.ts', 'src/service/errors.ts:168-197'], tests: ['test/http/problem.test.ts'] }
+  'http-errors': { mutate: ['src/http/problem.ts', 'src/service/errors.ts:168-197'], tests: ['test/http/problem.test.ts'] },
+  // Each rule with the in-process store and with a real Redis (the global setup starts one).
+  'rate-limit': { mutate: ['src/http/rate-limit.ts'], tests: ['test/http/rate-limit.test.ts'] }
 }
