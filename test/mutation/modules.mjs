@@ -26,5 +26,6 @@ export const MODULES = {
   // are read by the error-codes route's own test). One minimal app, no release: seconds per mutant.
   'http-errors': { mutate: ['src/http/problem.ts', 'src/service/errors.ts:168-197'], tests: ['test/http/problem.test.ts'] },
   // Each rule with the in-process store and with a real Redis (the global setup starts one).
-  'rate-limit': { mutate: ['src/http/rate-limit.ts'], tests: ['test/http/rate-limit.test.ts'] }
+  'rate-limit': { mutate: ['src/http/rate-limit.ts'], tests: ['test/http/rate-limit.test.ts'] },
+  inventory: { mutate: ['indexer/inventory.ts'], tests: ['test/indexer/inventory.test.ts'] }
 }
