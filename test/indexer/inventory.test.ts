@@ -53,10 +53,10 @@ const refused = (f: () => unknown): string => {
 
 describe('readInventory', () => {
   it('reads sources.json of a directory, or the file named; records sorted by path; root is its directory', () => {
-    const dir = corpus({ 'b/x.svd': 'x', 'a/y.svd': 'y', 'a/b.svd': 'b' })
+    const dir = corpus({ 'a/y.svd': 'y', 'c.svd': 'c', 'b/x.svd': 'x', 'a/b.svd': 'b', 'a/z.svd': 'z' })
     const inv = readInventory(dir)
     expect(inv.root).toBe(dir)
-    expect(inv.records.map((r) => r.path)).toEqual(['a/b.svd', 'a/y.svd', 'b/x.svd'])
+    expect(inv.records.map((r) => r.path)).toEqual(['a/b.svd', 'a/y.svd', 'a/z.svd', 'b/x.svd', 'c.svd'])
     expect(readInventory(join(dir, 'sources.json')).records).toEqual(inv.records)
   })
 
@@ -113,6 +113,12 @@ describe('digests', () => {
     writeFileSync(join(dir, 'empty'), '')
     expect(fileSha256(join(dir, 'big'))).toEqual({ sha256: sha(big), bytes: big.length })
     expect(fileSha256(join(dir, 'empty'))).toEqual({ sha256: sha(''), bytes: 0 })
+    // Its descriptor is closed (an index reads thousands of files).
+    if (existsSync('/proc/self/fd')) {
+      const open = readdirSync('/proc/self/fd').length
+      for (let i = 0; i < 20; i++) fileSha256(join(dir, 'empty'))
+      expect(readdirSync('/proc/self/fd').length).toBe(open)
+    }
     expect(sha256Hex(Buffer.from('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
   })
 })
