@@ -80,6 +80,17 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     expect(orderingOf(nordic, 'nRF52840', 'device', given)!.reason).toContain('packages the sources give: CK, QF, QI')
   })
 
+  it('Nordic: both rules end in an optional -R or -R7 (reel), as their reasons say', () => {
+    const nordic = vendor('nordic')
+    for (const [name, code] of [
+      ['nRF52840', 'nRF52840-QIAA'],
+      ['nRF9160', 'nRF9160-SICA']
+    ]) {
+      for (const reel of ['', '-R', '-R7']) expect(accepts(nordic, name!, `${code}${reel}`, 'device', { variants: ['AA'] }), `${code}${reel}`).toBe(true)
+      for (const other of ['-R6', '-T', '-R77']) expect(accepts(nordic, name!, `${code}${other}`, 'device', { variants: ['AA'] }), `${code}${other}`).toBe(false)
+    }
+  })
+
   it("Nordic's SiPs (nRF91): the SiP's own variant code, not the MDK's build variant", () => {
     const nordic = vendor('nordic')
     expect(accepts(nordic, 'nRF9160', 'nRF9160-SICA-R7', 'device', { variants: ['AA'] })).toBe(true)

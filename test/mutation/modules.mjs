@@ -27,5 +27,7 @@ export const MODULES = {
   'http-errors': { mutate: ['src/http/problem.ts', 'src/service/errors.ts:168-197'], tests: ['test/http/problem.test.ts'] },
   // Each rule with the in-process store and with a real Redis (the global setup starts one).
   'rate-limit': { mutate: ['src/http/rate-limit.ts'], tests: ['test/http/rate-limit.test.ts'] },
-  inventory: { mutate: ['indexer/inventory.ts'], tests: ['test/indexer/inventory.test.ts'] }
+  inventory: { mutate: ['indexer/inventory.ts'], tests: ['test/indexer/inventory.test.ts'] },
+  // The naming rules and the vendor rules' reader; the rules' data (vendors.json) is checked by the same suites.
+  'curation-rules': { mutate: ['indexer/curation/rules.ts', 'indexer/curation/vendors.ts'], tests: ['test/indexer/curation-rules.test.ts', 'test/indexer/vendors.test.ts', 'test/indexer/catalog.test.ts'] }
 }
