@@ -119,6 +119,7 @@ describe('fileAlias: the file name of an SVD whose device name is a generator’
     // The file name containing the device name (its _registers left out).
     expect(alias('svd/ST/STM32F407xx.svd', 'STM32F407')).toBeUndefined()
     expect(alias('svd/Nuvoton/NUC100.svd', 'NUC100_registers')).toBeUndefined()
+    expect(alias('svd/Nuvoton/NUC100_series.svd', 'NUC100_registers')).toBeUndefined()
     expect(alias('svd/SiFive/sifive.svd', 'e31')).toBeUndefined()
     expect(alias('svd/x/a1b.svd', 'board')).toBeUndefined()
     expect(alias('svd/x/a-1-b.svd', 'board')).toBeUndefined()
