@@ -253,6 +253,9 @@ describe('parseVendors: every member checked, every bad one named', () => {
     expect(o({})).toEqual([])
     expect(o({ suffix: '{packages}{variants}X' })).toEqual([])
     expect(o({ suffix: '{packages}+' })).toEqual([])
+    expect(o({ suffix: '{variants}+' })).toEqual([])
+    expect(o({ suffix: 'X{tail}+', tail: '[A-Z]' })).toEqual([])
+    expect(o({ suffix: undefined })).toEqual([`${at}.suffix: expected a regular expression`])
     expect(o({ suffix: '+' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.suffix: Invalid regular expression`))
     expect(o({ names: '[' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.names: Invalid regular expression`))
     expect(o({ names: undefined })).toEqual([`${at}.names: expected a regular expression`])
@@ -303,6 +306,9 @@ describe('vendor look-ups and ordering rules at their edges', () => {
       reason: 'N code, e.g. N1-QIAA (packages the sources give: qi, CK; build variants the sources give: AB, aa)'
     })
     expect(orderingOf(n, 'N1', 'device')).toEqual({ stem: 'N1', suffix: '[A-Z]{2}[A-Z]{2}', reason: 'N code, e.g. N1-QIAA (no source lists its packages: any package code is accepted)' })
+    // Without the rule's any-codes and without codes given, a placeholder stands for nothing.
+    const bare = v({ ordering: [{ names: '^N', suffix: '{packages}{variants}T', reason: 'N code', example: 'N1T' }] })
+    expect(orderingOf(bare, 'N1', 'device')!.suffix).toBe('T')
     const plain = v({ ordering: [{ names: '^N', suffix: 'T?', reason: 'N code', example: 'N1T' }] })
     expect(orderingOf(plain, 'N1', 'device', { packages: ['QI'], variants: ['AA'] })).toEqual({ stem: 'N1', suffix: 'T?', reason: 'N code, e.g. N1T' })
     // Codes are escaped: a package written with a regex character stays literal.
