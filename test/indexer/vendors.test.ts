@@ -254,7 +254,7 @@ describe('parseVendors: every member checked, every bad one named', () => {
     expect(o({ suffix: '{packages}{variants}X' })).toEqual([])
     expect(o({ suffix: '{packages}+' })).toEqual([])
     expect(o({ suffix: '{variants}+' })).toEqual([])
-    expect(o({ suffix: 'X{tail}+', tail: '[A-Z]' })).toEqual([])
+    expect(o({ suffix: '{tail}+', tail: '[A-Z]' })).toEqual([])
     expect(o({ suffix: undefined })).toEqual([`${at}.suffix: expected a regular expression`])
     expect(o({ suffix: '+' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.suffix: Invalid regular expression`))
     expect(o({ names: '[' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.names: Invalid regular expression`))
