@@ -178,11 +178,55 @@ describe('writeShard', () => {
     const info = writeShard(join(dir, 'x.tmp'), [e], (sha) => join(dir, `${sha}.sqlite`))
     const db = new Database(join(dir, `${info.sha256}.sqlite`), { readonly: true })
     try {
-      expect(db.prepare("SELECT count(*) AS n FROM fact_terms WHERE fact_terms MATCH 'r*'").get()).toEqual({ n: 0 })
+      expect(db.prepare('SELECT count(*) AS n FROM fact_terms WHERE fact_terms MATCH ?').get(`${scopedTermPrefix(0, 'registers')}*`)).toEqual({ n: 0 })
       expect(db.prepare('SELECT count(*) AS n FROM facts').get()).toEqual({ n: 1 })
     } finally {
       db.close()
     }
+  })
+
+  it('a range of exactly one body block has that one block', () => {
+    const dir = tmp()
+    const es = [...encodeInOrder(Array.from({ length: BODY_BLOCK_FACTS }, (_, i) => draft('svd:A', 'registers', `R${i}`)).concat([draft('svd:B', 'registers', 'S')]))]
+    const info = writeShard(join(dir, 'x.tmp'), es, (sha) => join(dir, `${sha}.sqlite`))
+    const db = new Database(join(dir, `${info.sha256}.sqlite`), { readonly: true })
+    try {
+      const blocks = db.prepare('SELECT first, data FROM fact_bodies ORDER BY first').all() as Array<{ first: number; data: Buffer }>
+      expect(blocks.map((b) => [b.first, unpackBodies(b.data).length])).toEqual([
+        [1, BODY_BLOCK_FACTS],
+        [BODY_BLOCK_FACTS + 1, 1]
+      ])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('terms over the default 1 MiB of pending terms stay one write: no pages freed by merges left in the file', () => {
+    const dir = tmp()
+    const es: EncodedFact[] = []
+    for (let i = 0; i < 12_000; i++) {
+      const terms = Array.from({ length: 12 }, (_, j) => `w${i}x${j}abcdefgh`).join(' ')
+      es.push({ target: 'svd:A', topic: 'registers', id: String(i), name: `R${i}`, package: null, revisions: null, tokens: 1, body: '{}', peripherals: [], terms })
+    }
+    const info = writeShard(join(dir, 'x.tmp'), es, (sha) => join(dir, `${sha}.sqlite`))
+    const db = new Database(join(dir, `${info.sha256}.sqlite`), { readonly: true })
+    try {
+      expect(db.pragma('freelist_count', { simple: true })).toBe(0)
+    } finally {
+      db.close()
+    }
+  })
+
+  it('a failure while writing closes the file it opened', () => {
+    if (!existsSync('/proc/self/fd')) return
+    const dir = tmp()
+    const open = readdirSync('/proc/self/fd').length
+    function* failing(): Generator<EncodedFact> {
+      yield encodeFact(draft('svd:A', 'registers', 'R'))
+      throw new Error('adapter bug')
+    }
+    expect(() => writeShard(join(dir, 'x.tmp'), failing(), (sha) => join(dir, sha))).toThrow('adapter bug')
+    expect(readdirSync('/proc/self/fd').length).toBe(open)
   })
 
   it('the same facts give the same bytes, whatever a failed earlier build left in the temporary file', () => {
