@@ -22,15 +22,16 @@ export function readInventory(location: string): Inventory {
   let file = resolve(location)
   if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'sources.json')
   if (!existsSync(file)) throw new InventoryError(`no source inventory at ${file}`)
-  let doc: { sources?: unknown }
+  let doc: { sources?: unknown } | null
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8')) as { sources?: unknown }
+    doc = JSON.parse(readFileSync(file, 'utf8')) as { sources?: unknown } | null
   } catch (err) {
     throw new InventoryError(`${file}: not JSON (${(err as Error).message})`)
   }
-  if (!Array.isArray(doc.sources)) throw new InventoryError(`${file}: no "sources" array`)
+  const sources = doc?.sources
+  if (!Array.isArray(sources)) throw new InventoryError(`${file}: no "sources" array`)
   const seen = new Set<string>()
-  const records = doc.sources.map((r: InventoryRecord, i: number) => {
+  const records = sources.map((r: InventoryRecord, i: number) => {
     const where = `${file}: sources[${i}]`
     if (typeof r?.path !== 'string' || r.path.includes('..') || r.path.startsWith('/')) throw new InventoryError(`${where}: bad path`)
     if (typeof r.sha256 !== 'string' || !SHA256.test(r.sha256)) throw new InventoryError(`${where} (${r.path}): sha256 must be 64 lowercase hex`)

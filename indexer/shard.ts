@@ -37,8 +37,10 @@ const TERMS_HASH_BYTES = 16 * 2 ** 20
  * in the same order, so the same bytes: a shard of an unchanged unit is the one a full build writes.
  */
 export function writeShard(tmp: string, facts: Iterable<EncodedFact>, place: (sha256: string) => string): ShardInfo {
-  rmSync(tmp, { force: true })
-  writing(tmp, () => mkdirSync(dirname(tmp), { recursive: true }))
+  writing(tmp, () => {
+    rmSync(tmp, { force: true })
+    mkdirSync(dirname(tmp), { recursive: true })
+  })
   const db = writing(tmp, () => new Database(tmp))
   const ranges: ShardRange[] = []
   try {

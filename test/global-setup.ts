@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { corpusDataDir } from './helpers/corpus-release.js'
@@ -18,6 +18,13 @@ const say = (m: string) => process.stdout.write(`${m}\n`)
 function unpackCorpus(name: 'corpus-wide' | 'corpus-world'): void {
   const archive = resolve(ROOT, '..', 'shared', `${name}.tar.xz`)
   if (existsSync(join(CACHE, name, 'sources.json'))) return
+  mkdirSync(CACHE, { recursive: true })
+  // A mutation sandbox has no .cache of its own: it links the project's unpacked corpus (run.mjs names it).
+  const linked = process.env.HWFACTS_CORPUS_CACHE && join(process.env.HWFACTS_CORPUS_CACHE, name)
+  if (linked && existsSync(join(linked, 'sources.json'))) {
+    symlinkSync(realpathSync(linked), join(CACHE, name))
+    return
+  }
   if (!existsSync(archive)) {
     say(`${name}: ${archive} is missing; its suites skip`)
     return

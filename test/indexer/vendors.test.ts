@@ -1,10 +1,16 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CurationError } from '../../indexer/curation/curation.js'
+import { VENDORS_FILE, VENDORS_FORMAT } from '../../indexer/curation/vendors.js'
 import { loadVendors, orderingOf, parseVendors, vendorNamed, vendorOfPart, vendorSpelling, type Vendor } from '../../indexer/curation/vendors.js'
 import { normalizeKey } from '../../src/model/text.js'
 
-const { vendors } = loadVendors()
-const vendor = (id: string): Vendor => vendors.find((v) => v.id === id)!
+/**
+ * Read in each test, not at import: a reader that throws then fails the tests (a file that fails to
+ * import counts as passing in a mutation run).
+ */
+const all = (): Vendor[] => loadVendors().vendors
+const vendor = (id: string): Vendor => all().find((v) => v.id === id)!
 
 /** Whether the entity `name` of `kind` accepts `code` as an ordering code by its vendor's rule. */
 function accepts(v: Vendor, name: string, code: string, kind: 'device' | 'selector-part' = 'device', given = {}): boolean {
@@ -16,11 +22,11 @@ function accepts(v: Vendor, name: string, code: string, kind: 'device' | 'select
 
 describe('vendors.json: vendors and their ordering-code rules, as data', () => {
   it('names vendors by the strings sources give, vendor first, then publisher', () => {
-    expect(vendorNamed(vendors, 'Microchip Technology Inc.')?.id).toBe('microchip')
-    expect(vendorNamed(vendors, undefined, 'Microchip Technology (Atmel)')?.id).toBe('microchip')
-    expect(vendorNamed(vendors, 'Keil', 'Artery Technology')?.id).toBe('artery')
-    expect(vendorNamed(vendors, 'NXP Semiconductors (Freescale)')?.id).toBe('nxp')
-    expect(vendorNamed(vendors, 'Nobody GmbH')).toBeUndefined()
+    expect(vendorNamed(all(), 'Microchip Technology Inc.')?.id).toBe('microchip')
+    expect(vendorNamed(all(), undefined, 'Microchip Technology (Atmel)')?.id).toBe('microchip')
+    expect(vendorNamed(all(), 'Keil', 'Artery Technology')?.id).toBe('artery')
+    expect(vendorNamed(all(), 'NXP Semiconductors (Freescale)')?.id).toBe('nxp')
+    expect(vendorNamed(all(), 'Nobody GmbH')).toBeUndefined()
   })
 
   it('ST: the temperature digit in place of the x, the tail after it kept, TR optional; for selector parts only', () => {
@@ -80,6 +86,17 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     expect(orderingOf(nordic, 'nRF52840', 'device', given)!.reason).toContain('packages the sources give: CK, QF, QI')
   })
 
+  it('Nordic: both rules end in an optional -R or -R7 (reel), as their reasons say', () => {
+    const nordic = vendor('nordic')
+    for (const [name, code] of [
+      ['nRF52840', 'nRF52840-QIAA'],
+      ['nRF9160', 'nRF9160-SICA']
+    ]) {
+      for (const reel of ['', '-R', '-R7']) expect(accepts(nordic, name!, `${code}${reel}`, 'device', { variants: ['AA'] }), `${code}${reel}`).toBe(true)
+      for (const other of ['-R6', '-T', '-R77']) expect(accepts(nordic, name!, `${code}${other}`, 'device', { variants: ['AA'] }), `${code}${other}`).toBe(false)
+    }
+  })
+
   it("Nordic's SiPs (nRF91): the SiP's own variant code, not the MDK's build variant", () => {
     const nordic = vendor('nordic')
     expect(accepts(nordic, 'nRF9160', 'nRF9160-SICA-R7', 'device', { variants: ['AA'] })).toBe(true)
@@ -112,11 +129,11 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
   })
 
   it('a part whose source names no vendor is known by the one vendor whose part-name patterns match it', () => {
-    expect(vendorOfPart(vendors, 'GD32F303CC')?.id).toBe('gigadevice')
-    expect(vendorOfPart(vendors, 'CH32V003F4')?.id).toBe('wch')
-    expect(vendorOfPart(vendors, 'EFR32MG24B210F1536IM48')?.id).toBe('silabs')
-    expect(vendorOfPart(vendors, 'ATSAML21J18B')?.id).toBe('microchip')
-    expect(vendorOfPart(vendors, 'W7500')).toBeUndefined()
+    expect(vendorOfPart(all(), 'GD32F303CC')?.id).toBe('gigadevice')
+    expect(vendorOfPart(all(), 'CH32V003F4')?.id).toBe('wch')
+    expect(vendorOfPart(all(), 'EFR32MG24B210F1536IM48')?.id).toBe('silabs')
+    expect(vendorOfPart(all(), 'ATSAML21J18B')?.id).toBe('microchip')
+    expect(vendorOfPart(all(), 'W7500')).toBeUndefined()
   })
 
   it("a vendor's prefix is put in front of part numbers a source writes without it", () => {
@@ -151,3 +168,159 @@ describe('vendors.json: vendors and their ordering-code rules, as data', () => {
     expect(() => parseVendors({ format: 'x', vendors: [] }, 'v.json')).toThrow(/format/)
   })
 })
+
+describe('parseVendors: every member checked, every bad one named', () => {
+  const rule = { names: '^A', suffix: 'X', reason: 'r', example: 'e' }
+  const good = { id: 'a', name: 'A', match: ['acme'], ordering: [rule], parts: ['^A[0-9]'] }
+  const errorsOf = (doc: unknown): string[] => {
+    try {
+      parseVendors(doc, 'v.json')
+    } catch (e) {
+      expect(e).toBeInstanceOf(CurationError)
+      expect((e as Error).message).toContain('v.json')
+      return (e as CurationError).errors
+    }
+    return []
+  }
+  const one = (v: Record<string, unknown>) => errorsOf({ format: VENDORS_FORMAT, vendors: [v] })
+
+  it('reads a good file: patterns case-insensitive (names, match, parts, tail), optional members only when given', () => {
+    expect(VENDORS_FORMAT).toBe('hwfacts-vendors/1')
+    expect(String(VENDORS_FILE)).toMatch(/\/indexer\/curation\/vendors\.json$/)
+    const [v] = parseVendors(
+      {
+        format: VENDORS_FORMAT,
+        vendors: [
+          {
+            ...good,
+            prefix: { name: 'AC', reason: 'writes AC in front' },
+            ordering: [{ kinds: ['device'], names: '^A', wildcard: '[0-9]', tail: '[A-Z]', suffix: 'X{tail}', anyPackage: '[A-Z]{2}', anyVariant: '', reason: 'r', example: 'e' }, rule]
+          }
+        ]
+      },
+      'v.json'
+    )
+    expect(v!.id).toBe('a')
+    expect(v!.name).toBe('A')
+    expect(v!.match.map(String)).toEqual(['/acme/i'])
+    expect(v!.parts.map(String)).toEqual(['/^A[0-9]/i'])
+    expect(v!.prefix).toEqual({ name: 'AC', reason: 'writes AC in front' })
+    const [r0, r1] = v!.ordering
+    expect({ ...r0, names: String(r0!.names), tail: String(r0!.tail) }).toEqual({
+      kinds: ['device'],
+      names: '/^A/i',
+      wildcard: '[0-9]',
+      tail: '/(?:[A-Z])$/i',
+      suffix: 'X{tail}',
+      anyPackage: '[A-Z]{2}',
+      reason: 'r',
+      example: 'e'
+    })
+    expect({ ...r1, names: String(r1!.names) }).toEqual({ names: '/^A/i', suffix: 'X', reason: 'r', example: 'e' })
+    const [plain] = parseVendors({ format: VENDORS_FORMAT, vendors: [{ id: 'b', name: 'B', match: ['b'] }] }, 'v.json')
+    expect(plain).toEqual({ id: 'b', name: 'B', match: [/b/i], parts: [], ordering: [] })
+  })
+
+  it('the file itself: its format, its vendors array', () => {
+    expect(errorsOf({ format: 'hwfacts-vendors/2', vendors: [] })).toEqual(['format: expected "hwfacts-vendors/1", found "hwfacts-vendors/2"'])
+    expect(errorsOf({ vendors: [] })).toEqual(['format: expected "hwfacts-vendors/1", found undefined'])
+    expect(errorsOf({ format: VENDORS_FORMAT })).toEqual(['vendors: expected an array'])
+    expect(errorsOf(null)).toEqual(['format: expected "hwfacts-vendors/1", found undefined', 'vendors: expected an array'])
+    expect(errorsOf({ format: VENDORS_FORMAT, vendors: [] })).toEqual([])
+  })
+
+  it('id and name (non-blank strings), each id once', () => {
+    expect(one({ ...good, id: undefined })).toEqual(['vendors[0]: id and name are required'])
+    expect(one({ ...good, id: '  ' })).toEqual(['vendors[0]: id and name are required'])
+    expect(one({ ...good, name: '' })).toEqual(['vendors[0] (a): id and name are required'])
+    expect(one({ ...good, name: 7 })).toEqual(['vendors[0] (a): id and name are required'])
+    expect(errorsOf({ format: VENDORS_FORMAT, vendors: [good, { ...good, name: 'Other' }, { ...good, id: 'b' }] })).toEqual(['vendors[1] (a): id given twice'])
+  })
+
+  it('match: at least one pattern, each a valid regular expression', () => {
+    expect(one({ ...good, match: [] })).toEqual(['vendors[0] (a): match needs at least one pattern'])
+    expect(one({ ...good, match: 'acme' })).toEqual(['vendors[0] (a): match needs at least one pattern'])
+    expect(one({ ...good, match: [5] })).toEqual(['vendors[0] (a).match[0]: expected a regular expression', 'vendors[0] (a): match needs at least one pattern'])
+    expect(one({ ...good, match: ['ok', ' '] })).toEqual(['vendors[0] (a).match[1]: expected a regular expression'])
+    const bad = one({ ...good, match: ['('] })
+    expect(bad).toHaveLength(2)
+    expect(bad[0]).toMatch(/^vendors\[0\] \(a\)\.match\[0\]: Invalid regular expression/)
+  })
+
+  it('an ordering rule: names, suffix (placeholders filled in first), wildcard and tail valid; tail and {tail} together; reason and example', () => {
+    const o = (r: Record<string, unknown>) => one({ ...good, ordering: [{ ...rule, ...r }] })
+    const at = 'vendors[0] (a).ordering[0]'
+    expect(o({})).toEqual([])
+    expect(o({ suffix: '{packages}{variants}X' })).toEqual([])
+    expect(o({ suffix: '{packages}+' })).toEqual([])
+    expect(o({ suffix: '{variants}+' })).toEqual([])
+    expect(o({ suffix: '{tail}+', tail: '[A-Z]' })).toEqual([])
+    expect(o({ suffix: undefined })).toEqual([`${at}.suffix: expected a regular expression`])
+    expect(o({ suffix: '+' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.suffix: Invalid regular expression`))
+    expect(o({ names: '[' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.names: Invalid regular expression`))
+    expect(o({ names: undefined })).toEqual([`${at}.names: expected a regular expression`])
+    expect(o({ wildcard: '[' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.wildcard: Invalid regular expression`))
+    expect(o({ wildcard: 3 })).toEqual([`${at}.wildcard: expected a regular expression`])
+    expect(o({ tail: '[A-Z]', suffix: 'X{tail}' })).toEqual([])
+    expect(o({ tail: '(', suffix: 'X{tail}' })[0]).toMatch(new RegExp(`^${escapeRe(at)}\\.tail: Invalid regular expression`))
+    expect(o({ tail: 1, suffix: 'X{tail}' })).toEqual([`${at}.tail: expected a regular expression`, `${at}: a tail and a {tail} in the suffix go together`])
+    expect(o({ tail: '[A-Z]' })).toEqual([`${at}: a tail and a {tail} in the suffix go together`])
+    expect(o({ suffix: 'X{tail}' })).toEqual([`${at}: a tail and a {tail} in the suffix go together`])
+    expect(o({ reason: undefined })).toEqual([`${at}: reason and example are required`])
+    expect(o({ example: ' ' })).toEqual([`${at}: reason and example are required`])
+    expect(o({ reason: '', example: '' })).toEqual([`${at}: reason and example are required`])
+  })
+
+  it('prefix: name and reason; parts: valid regular expressions', () => {
+    expect(one({ ...good, prefix: { name: 'AT' } })).toEqual(['vendors[0] (a).prefix: name and reason are required'])
+    expect(one({ ...good, prefix: { reason: 'r' } })).toEqual(['vendors[0] (a).prefix: name and reason are required'])
+    expect(one({ ...good, prefix: { name: 'AT', reason: 'r' } })).toEqual([])
+    expect(one({ ...good, parts: ['^A', '['] })[0]).toMatch(/^vendors\[0\] \(a\)\.parts\[1\]: Invalid regular expression/)
+    expect(one({ ...good, parts: [2] })).toEqual(['vendors[0] (a).parts[0]: expected a regular expression'])
+  })
+
+  it('the shipped vendors.json reads clean', () => {
+    expect(all().length).toBeGreaterThan(10)
+    expect(loadVendors().raw).toBe(readFileSync(VENDORS_FILE, 'utf8'))
+  })
+})
+
+describe('vendor look-ups and ordering rules at their edges', () => {
+  const v = (over: Record<string, unknown>): Vendor => parseVendors({ format: VENDORS_FORMAT, vendors: [{ id: 'x', name: 'X', match: ['x'], ...over }] }, 'v.json')[0]!
+  it('vendorOfPart: none when two vendors claim a part', () => {
+    const a = v({ id: 'a', parts: ['^AB'] })
+    const b = v({ id: 'b', parts: ['^A'] })
+    expect(vendorOfPart([a, b], 'AB12')).toBeUndefined()
+    expect(vendorOfPart([a, b], 'AC12')?.id).toBe('b')
+  })
+  it('vendorNamed: blank names are skipped, the first that names a vendor wins', () => {
+    const a = v({ id: 'a', match: ['^$|acme'] })
+    expect(vendorNamed([a], '', 'acme')?.id).toBe('a')
+    expect(vendorNamed([a], '')).toBeUndefined()
+  })
+  it('the notes of the reason: the packages and variants the sources give, sorted, or that any package is accepted', () => {
+    const n = v({ ordering: [{ names: '^N', suffix: '{packages}{variants}', anyPackage: '[A-Z]{2}', anyVariant: '[A-Z]{2}', reason: 'N code', example: 'N1-QIAA' }] })
+    expect(orderingOf(n, 'N1', 'device', { packages: ['qi', 'CK'], variants: ['AB', 'aa'] })).toEqual({
+      stem: 'N1',
+      suffix: '(?:CK|QI)(?:AA|AB)',
+      reason: 'N code, e.g. N1-QIAA (packages the sources give: qi, CK; build variants the sources give: AB, aa)'
+    })
+    expect(orderingOf(n, 'N1', 'device')).toEqual({ stem: 'N1', suffix: '[A-Z]{2}[A-Z]{2}', reason: 'N code, e.g. N1-QIAA (no source lists its packages: any package code is accepted)' })
+    // Without the rule's any-codes and without codes given, a placeholder stands for nothing.
+    const bare = v({ ordering: [{ names: '^N', suffix: '{packages}{variants}T', reason: 'N code', example: 'N1T' }] })
+    expect(orderingOf(bare, 'N1', 'device')!.suffix).toBe('T')
+    const plain = v({ ordering: [{ names: '^N', suffix: 'T?', reason: 'N code', example: 'N1T' }] })
+    expect(orderingOf(plain, 'N1', 'device', { packages: ['QI'], variants: ['AA'] })).toEqual({ stem: 'N1', suffix: 'T?', reason: 'N code, e.g. N1T' })
+    // Codes are escaped: a package written with a regex character stays literal.
+    expect(orderingOf(n, 'N1', 'device', { packages: ['A+'] })!.suffix).toBe('(?:A)[A-Z]{2}')
+  })
+  it('a wildcard rule: an x past the first four characters only; none, and the rule does not apply', () => {
+    const w = v({ ordering: [{ names: '^', wildcard: '[0-9]', suffix: 'T?', reason: 'w', example: 'e' }, { names: '^', suffix: 'Z', reason: 'fallback', example: 'e' }] })
+    expect(orderingOf(w, 'ABCDx1', 'device')).toMatchObject({ stem: 'ABCD', suffix: '[0-9]1T?' })
+    expect(orderingOf(w, 'xBCDEx', 'device')).toMatchObject({ stem: 'XBCDE', suffix: '[0-9]T?' })
+    expect(orderingOf(w, 'ABCx', 'device')).toMatchObject({ stem: 'ABCX', reason: expect.stringMatching(/^fallback/) })
+    expect(orderingOf(w, 'ABCD1', 'device')).toMatchObject({ stem: 'ABCD1', suffix: 'Z' })
+  })
+})
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -21,5 +21,15 @@ export const MODULES = {
   // servers) stays because with the focused suites in front it runs only for the few mutants they leave:
   // a full run takes 8 min 42 s with it, 6 min 47 s without (2026-11-25, concurrency 2). Were many mutants
   // to survive again, each would pay its minute of setup (the 1 h 24 min estimate of 2026-11-24: 54 survivors).
-  auth: { mutate: ['src/http/auth.ts', 'src/auth/keys.ts'], tests: ['test/auth/keys*.test.ts', 'test/http/auth*.test.ts', 'test/http/rest.test.ts', 'test/http/hardening.test.ts', 'test/mcp/http.test.ts'] }
+  auth: { mutate: ['src/http/auth.ts', 'src/auth/keys.ts'], tests: ['test/auth/keys*.test.ts', 'test/http/auth*.test.ts', 'test/http/rest.test.ts', 'test/http/hardening.test.ts', 'test/mcp/http.test.ts'] },
+  // The Problem layer and the functions of the error table (its rows are data: titles and guidance
+  // are read by the error-codes route's own test). One minimal app, no release: seconds per mutant.
+  'http-errors': { mutate: ['src/http/problem.ts', 'src/service/errors.ts:168-197'], tests: ['test/http/problem.test.ts'] },
+  // Each rule with the in-process store and with a real Redis (the global setup starts one).
+  'rate-limit': { mutate: ['src/http/rate-limit.ts'], tests: ['test/http/rate-limit.test.ts'] },
+  inventory: { mutate: ['indexer/inventory.ts'], tests: ['test/indexer/inventory.test.ts'] },
+  // The naming rules and the vendor rules' reader; the rules' data (vendors.json) is checked by the same suites.
+  'curation-rules': { mutate: ['indexer/curation/rules.ts', 'indexer/curation/vendors.ts'], tests: ['test/indexer/curation-rules.test.ts', 'test/indexer/vendors.test.ts', 'test/indexer/catalog.test.ts'] },
+  // Fact encoding, shard writing and the parse cache on a few hand-written facts (no corpus, no build).
+  'encode-shard': { mutate: ['indexer/encode.ts', 'indexer/shard.ts', 'indexer/parse-cache.ts'], tests: ['test/indexer/encode-shard.test.ts'] }
 }

@@ -57,7 +57,7 @@ let failed = 0
 for (const n of names) {
   process.stdout.write(`\n== mutate ${n}\n`)
   if (retest) dropSurvivors(n)
-  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, HWFACTS_TEST_CORPUS_DATA: corpusData, ...MODULES[n].env } })
+  const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, HWFACTS_TEST_CORPUS_DATA: corpusData, HWFACTS_CORPUS_CACHE: join(root, '.cache'), ...MODULES[n].env } })
   if (r.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)
