@@ -21,6 +21,9 @@ export function dropUncountedLimitHeaders(reply: FastifyReply): void {
   if (limit !== undefined && String(limit) === String(reply.getHeader('x-ratelimit-remaining'))) for (const h of LIMIT_HEADERS) reply.removeHeader(h)
 }
 
+/** A window's length as the 429 detail names it: `120 s`, `1 s`, `1.5 s`. */
+const windowText = (ms: number) => `${ms / 1000} s`
+
 /**
  * Per-key budgets on every route (a key record's own `rateLimit` first), counted after the bearer
  * check (auth runs at onRequest, this at preHandler). With a shared store that fails, requests
@@ -35,10 +38,11 @@ export async function rateLimits(app: FastifyInstance, opts: RateLimitOptions): 
     timeWindow: (req) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs,
     keyGenerator: (req) => (req.apiKey ? `key:${req.apiKey.id}` : `ip:${req.ip}`),
     ...(opts.rateLimitStore ? { store: opts.rateLimitStore, skipOnError: true } : {}),
-    errorResponseBuilder: (_req, c) => ({
+    // The plugin's `after` is the time left until the window resets, not the window: named from the budget itself.
+    errorResponseBuilder: (req, c) => ({
       statusCode: 429,
       code: 'RATE_LIMITED',
-      message: `Rate limit of ${c.max} requests per ${c.after} exceeded; retry in ${Math.ceil(c.ttl / 1000)} s.`
+      message: `Rate limit of ${c.max} requests per ${windowText(req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs)} exceeded; retry in ${Math.ceil(c.ttl / 1000)} s.`
     })
   })
   app.addHook('onSend', (_req, reply, payload, done) => {

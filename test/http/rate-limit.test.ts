@@ -110,7 +110,7 @@ for (const { name, store } of stores) {
       expect(wait).toBeGreaterThan(100)
       expect(wait).toBeLessThanOrEqual(120)
       expect(over.headers['x-ratelimit-remaining']).toBe('0')
-      expect(p.detail).toMatch(/\b3 requests\b/)
+      expect(p.detail).toMatch(/^Rate limit of 3 requests per 120 s exceeded;/)
       expect(p.detail).toMatch(new RegExp(`retry in ${wait} s\\.$`))
     })
 
@@ -139,6 +139,7 @@ for (const { name, store } of stores) {
       const over = await get('/guarded', ownWindow.header)
       expect(over.statusCode).toBe(429)
       expect(over.headers['retry-after']).toBe('1')
+      expect(over.json().detail).toMatch(/^Rate limit of 2 requests per 1 s exceeded;/)
       await new Promise((r) => setTimeout(r, 1200))
       expect((await get('/guarded', ownWindow.header)).statusCode).toBe(200)
     })
