@@ -132,7 +132,7 @@ export function pinFindings(assign: AssignEntry[], pins: PackagePins, pkg: strin
     // Entries are upper-cased; a pin lists a signal as its source spells it (`I2S2_ext_SD`).
     const own = pin && signalOn(pin, entry.signal)
     if (own) {
-      placed.push({ entry: { ...entry, signal: own }, pin: pin })
+      placed.push({ entry: { ...entry, signal: own }, pin })
       continue
     }
     const a = { ...entry, signal: pins.signalSpelling.get(entry.signal) ?? entry.signal }
