@@ -425,6 +425,7 @@ export class Check {
       const pin = a.pin === undefined ? undefined : named.get(a.pin)
       if (!pin || !signalOn(pin, a.signal)) {
         this.pinIndexes.set(key, (pins = packagePins(await readAll(store, choice, 'pins', [], []))))
+        this.namedPins.delete(key)
         return pins
       }
       byName.set(pin.name, pin)
