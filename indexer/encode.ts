@@ -45,13 +45,7 @@ function revisionTokens(f: FactDraft): string | null {
   return erratumColumn(f.value as ErratumRevisions)
 }
 
-/**
- * A body's token count as the sum of its pieces, each cut right after a member's key (`"value`):
- * a chunk of the pre-tokenizer certainly starts at a quote after a letter (countTokens), so each
- * piece counts alone as it does in the body. A piece of a member that recurs (a register's value
- * in a unit's derived peripherals and sibling devices, a unit's scopes) is counted once:
- *   `{"id":"…","topic":"…","name":<name>,"value` `":<value>,"scope` `":<scope>,"evidence` `":<evidence>…}`
- */
+/** What a recurring member's piece of a body is counted as once (see encodeFact). */
 interface Recurring {
   tokens: number
   /** A value's search terms (valueTerms); not kept for scopes. */
@@ -80,6 +74,14 @@ const PIECES_KEPT = 1 << 14
 const values = new Seen('":', ',"scope')
 const scopes = new Seen('":', ',"evidence')
 
+/**
+ * A fact's body, its token count and its terms. The count is the sum of the body's pieces, each cut
+ * right after a member's key: a chunk of the pre-tokenizer certainly starts at a quote after a
+ * letter (countTokens), so each piece counts alone as it does in the body. A recurring member's
+ * piece (a register's value in a unit's derived peripherals and sibling devices, a unit's scopes)
+ * is counted once:
+ *   `{"id":"…","topic":"…","name":<name>,"value` `":<value>,"scope` `":<scope>,"evidence` `":<evidence>…}`
+ */
 export function encodeFact(f: FactDraft): EncodedFact {
   const id = factId(f)
   const name = JSON.stringify(f.name)
