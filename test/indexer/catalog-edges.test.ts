@@ -322,3 +322,30 @@ describe('catalog edges: part numbers', () => {
     })
   })
 })
+
+describe('catalog edges: which entities get an ordering-code rule, and what the sources give it', () => {
+  it('a part and a multi-core chip get their vendor’s rule, one core does not; packages and build variants are given sorted, once', () => {
+    const mchp = { vendor: 'Microchip Technology Inc.' }
+    const nordic = { vendor: 'Nordic Semiconductor' }
+    const { catalog } = buildCatalog(
+      {
+        targets: [
+          svd('Atmel/ATSAMD21G18A', 'ATSAMD21G18A', { ...mchp, packages: ['m', 'a'] }),
+          svd('Nordic/nrf5340_application', 'nrf5340_application', nordic),
+          svd('Nordic/nrf5340_network', 'nrf5340_network', nordic),
+          // Build variants out of order, one twice, one not of the `_XX` form and one with more after it.
+          target('nordic-errata:NRF52840', 'NRF52840', ['errata'], 'errata/nordic/nrf52_erratas.h', { identity: { ...nordic, variants: ['NRF52840_XXAB', 'NRF52840_XXAA', 'NRF52840_XXAA', 'NRF52840', 'NRF52840_XXAAQ'] } })
+        ],
+        parts: []
+      },
+      EMPTY_CURATION,
+      vendors
+    )
+    const by = Object.fromEntries(catalog.entities.map((x) => [x.name, x]))
+    expect(by['ATSAMD21G18A']!.ordering!.reason).toContain('(packages the sources give: a, m)')
+    expect(by['nRF5340_APPLICATION']!.ordering).toBeUndefined()
+    expect(by['nRF5340_NETWORK']!.ordering).toBeUndefined()
+    expect(by['nRF5340']!.ordering).toBeDefined()
+    expect(by['nRF52840']!.ordering!.reason).toContain('build variants the sources give: AA, AB)')
+  })
+})

@@ -65,7 +65,8 @@ function corpus(sources: Source[], curation?: string): { dir: string; records: R
 // Written out of path order: the inventory is read in path order.
 const FOUR: Source[] = [
   { path: 'svd/Zeta/B2.svd', text: svd('B2', 1, 'Zeta Chips'), publisher: 'Zeta Chips', distributor: 'Zeta mirror' },
-  { path: 'svd/Acme/A1.svd', text: svd('A1', 2), upstream: { repository: 'acme/svds', path: 'A1.svd' } },
+  // Named first (entities go by name) and of the vendor sorted last: partsByVendor is sorted, not in catalog order.
+  { path: 'svd/Acme/A1.svd', text: svd('A1', 2, 'Zeta Chips'), upstream: { repository: 'acme/svds', path: 'A1.svd' } },
   { path: 'svd/Acme/DUO_CM4.svd', text: svd('DUO_CM4', 1) },
   { path: 'svd/Acme/DUO_CM7.svd', text: svd('DUO_CM7', 3) }
 ]
@@ -112,7 +113,7 @@ describe('release writer', () => {
     expect(stored).toHaveLength(11)
     const byTopic: Record<string, number> = {}
     for (const f of stored) byTopic[JSON.parse(f.body).topic] = (byTopic[JSON.parse(f.body).topic] ?? 0) + 1
-    expect(onDisk.counts).toEqual({ facts: stored.length, parts: 4, partsByVendor: { Acme: 3, 'Zeta Chips': 1 }, targets: 4, byTopic })
+    expect(onDisk.counts).toEqual({ facts: stored.length, parts: 4, partsByVendor: { Acme: 2, 'Zeta Chips': 2 }, targets: 4, byTopic })
     expect(Object.keys(onDisk.counts.partsByVendor)).toEqual(['Acme', 'Zeta Chips'])
     expect(onDisk.problems).toEqual([])
     expect(onDisk.coverageNotes).toContain('reachability: 4 of 4 targets resolve from a part name')
@@ -216,6 +217,14 @@ describe('release writer', () => {
     const b = await buildRelease({ inventory: corpus(ONE.map((s, i) => (i === 0 ? { ...s, license: 'BSD-3-Clause' } : s))).dir, dataDir: tmp(), now: NOW })
     expect(b.manifest.sources.find((s) => s.path === 'svd/Zeta/B2.svd')!.license).toBe('BSD-3-Clause')
     expect(b.id).not.toBe(a.id)
+  })
+
+  it('without a clock given, the release is dated now', async () => {
+    const before = Date.now()
+    const r = await buildRelease({ inventory: corpus(ONE).dir, dataDir: tmp() })
+    const at = Date.parse(r.manifest.createdAt)
+    expect(at).toBeGreaterThanOrEqual(before)
+    expect(at).toBeLessThanOrEqual(Date.now())
   })
 
   it('a build that fails while writing leaves nothing behind and rethrows', async () => {
