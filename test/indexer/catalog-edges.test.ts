@@ -246,7 +246,7 @@ describe('catalog edges: part numbers', () => {
       {
         targets: [dev, depth, failed],
         parts: [],
-        partNumbers: [pn('ABC123X', { family: 'ABC', core: 'Arm Cortex-M0+', flashKb: 64, ramKb: 8, packages: ['QFN32'], device: 'ABC123' }), pn('ABC123XY')]
+        partNumbers: [pn('ABC123X', { family: 'ABC', core: 'Arm Cortex-M0+', flashKb: 64, ramKb: 8, packages: ['QFN32'], device: 'ABC123' }), pn('ABC123XY'), pn('ABC123XZ')]
       },
       EMPTY_CURATION,
       vendors
@@ -257,7 +257,7 @@ describe('catalog edges: part numbers', () => {
       kind: 'selector-part',
       keys: ['ABC123X'],
       targets: { interrupts: ['svd:Acme/ABC123'], registers: ['svd:Acme/ABC123'] },
-      members: ['ABC123XY'],
+      members: ['ABC123XY', 'ABC123XZ'],
       package: 'QFN32',
       family: 'ABC',
       core: 'Arm Cortex-M0+',
@@ -269,7 +269,7 @@ describe('catalog edges: part numbers', () => {
         "src/parts.yaml names it with its packages' parts, which it stands for"
     })
     // Its register map came from its device, not by the SVD's name covering it: the SVD stands only for the part it covers.
-    expect(e['ABC123']!.members).toEqual(['ABC123XY'])
+    expect(e['ABC123']!.members).toEqual(['ABC123XY', 'ABC123XZ'])
     expect(e['ABC123XY']!.reason).toBe("part number ABC123XY of src/parts.yaml line 7 (the source names no vendor, and no vendor's part names match it: vendor unknown); SVD device ABC123 covers ABC123XY: the part name starts with the SVD device name")
     // The failed pin file names the entity first (a RefName, by its file name); the SVD's device joins it.
     expect(e['ABC123']).toMatchObject({ kind: 'refname', targets: { interrupts: ['svd:Acme/ABC123'], pins: ['stm32:ABC123'], registers: ['svd:Acme/ABC123'] } })
@@ -347,5 +347,37 @@ describe('catalog edges: which entities get an ordering-code rule, and what the 
     expect(by['nRF5340_NETWORK']!.ordering).toBeUndefined()
     expect(by['nRF5340']!.ordering).toBeDefined()
     expect(by['nRF52840']!.ordering!.reason).toContain('build variants the sources give: AA, AB)')
+    // Its other names (the build variants), sorted after its own.
+    expect(by['nRF52840']!.keys).toEqual(['NRF52840', 'NRF52840XXAA', 'NRF52840XXAAQ', 'NRF52840XXAB'])
+  })
+})
+
+describe('catalog edges: what a part number’s reason says', () => {
+  const nordic = { vendor: 'Nordic Semiconductor' }
+  const { catalog, notes } = buildCatalog(
+    {
+      targets: [
+        target('nordic-errata:NRF52840', 'NRF52840', ['errata'], 'errata/nordic/nrf52_erratas.h', { identity: { ...nordic, variants: ['NRF52840_XXAA'] } }),
+        svd('Atmel/ATSAMD21E15B', 'ATSAMD21E15B', { vendor: 'Microchip Technology Inc.' }, ['registers']),
+        svd('Atmel/ATSAMD21E15BU', 'ATSAMD21E15BU', { vendor: 'Microchip Technology Inc.' }, ['registers'])
+      ],
+      parts: [],
+      partNumbers: [pn('GD32F103C8'), pn('XYZ9000', { vendor: 'Acme' }), pn('nRF52840-QIAA-R', { vendor: 'Nordic Semiconductor' }), pn('ATSAMD21E15B-UUT', { vendor: 'Microchip Technology' })]
+    },
+    EMPTY_CURATION,
+    vendors
+  )
+  const e = entities(catalog)
+
+  it('where it comes from, and how its vendor was found: named by the source, by its part names, or unknown', () => {
+    expect(e['GD32F103C8']).toMatchObject({ vendor: 'GigaDevice', reason: 'part number GD32F103C8 of src/parts.yaml line 7 (the source names no vendor; GigaDevice by its part names, vendors.json)' })
+    expect(e['XYZ9000']).toEqual({ name: 'XYZ9000', kind: 'selector-part', keys: ['XYZ9000'], targets: {}, vendor: 'Acme', reason: 'part number XYZ9000 of src/parts.yaml line 7' })
+  })
+
+  it('an ordering code of one part joins it and says by which rule; of two parts, it joins neither and the build says so', () => {
+    expect(e['nRF52840-QIAA-R']).toBeUndefined()
+    expect(e['nRF52840']!.keys).toContain('NRF52840QIAAR')
+    expect(e['nRF52840']!.reason).toMatch(/; part number nRF52840-QIAA-R of src\/parts\.yaml line 7: an ordering code of nRF52840 by the [^:;]+ rule$/)
+    expect(notes).toContain("part number ATSAMD21E15B-UUT of src/parts.yaml line 7: an ordering code of ATSAMD21E15B and ATSAMD21E15BU by their vendors' rules; it resolves to neither alone")
   })
 })
