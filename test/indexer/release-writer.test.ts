@@ -119,6 +119,8 @@ describe('release writer', () => {
     expect(onDisk.coverageNotes).toContain('reachability: 4 of 4 targets resolve from a part name')
 
     // Progress: every artifact verified, counted up to the inventory's size; every unit parsed from 0.
+    // A time per stage of the build, in its order.
+    expect(Object.keys(r.timingsMs)).toEqual(['verify', 'parse', 'catalog', 'write'])
     expect(progress.filter(([s]) => s === 'verify')).toEqual([1, 2, 3, 4].map((n) => ['verify', n, 4]))
     expect(progress.filter(([s]) => s === 'parse')).toEqual([0, 1, 2, 3, 4].map((n) => ['parse', n, 4]))
   })
@@ -179,6 +181,8 @@ describe('release writer', () => {
     const again = await buildRelease({ inventory: dir, dataDir, now: () => new Date('2027-05-05T00:00:00.000Z') })
     expect(again.id).toBe(first.id)
     expect(again.reused).toBe(true)
+    // Nothing written: no write stage.
+    expect(Object.keys(again.timingsMs)).toEqual(['verify', 'parse', 'catalog'])
     expect(again.manifest).toEqual(first.manifest)
     expect(again.problems).toEqual(first.problems)
     expect(releaseFiles(dataDir)).toEqual([first.id])
@@ -257,14 +261,19 @@ describe('release writer', () => {
     const { dir } = corpus([
       { path: 'pins/stm32/mcu/STM32F407V(E-G)Tx.xml', text: mcu('LQFP100', 'STM32F407/417', 'STM32F417_gpio_v1_0'), ...pinData },
       { path: 'pins/stm32/mcu/STM32F407V(E-G)Tx_again.xml', text: mcu('LQFP144', 'Another line', 'STM32F417_gpio_v1_1'), ...pinData },
+      { path: 'pins/stm32/mcu/STM32F407V(E-G)Tx_third.xml', text: mcu('LQFP176', 'A third line', 'STM32F417_gpio_v1_2'), ...pinData },
       { path: 'pins/stm32/mcu/STM32F405RGTx.xml', text: '<Mcu RefName=', ...pinData },
       // Each MCU file names its own modes file (so each is a parse unit of its own); neither can be read.
       { path: 'pins/stm32/mcu/IP/GPIO-STM32F417_gpio_v1_0_Modes.xml', text: '<IP Name="GPIO"', kind: 'stm32-pin-data-gpio-modes', publisher: 'STMicroelectronics' },
-      { path: 'pins/stm32/mcu/IP/GPIO-STM32F417_gpio_v1_1_Modes.xml', text: '<IP Name="GPIO"', kind: 'stm32-pin-data-gpio-modes', publisher: 'STMicroelectronics' }
+      { path: 'pins/stm32/mcu/IP/GPIO-STM32F417_gpio_v1_1_Modes.xml', text: '<IP Name="GPIO"', kind: 'stm32-pin-data-gpio-modes', publisher: 'STMicroelectronics' },
+      { path: 'pins/stm32/mcu/IP/GPIO-STM32F417_gpio_v1_2_Modes.xml', text: '<IP Name="GPIO"', kind: 'stm32-pin-data-gpio-modes', publisher: 'STMicroelectronics' }
     ])
     const dataDir = tmp()
     const r = await buildRelease({ inventory: dir, dataDir, now: NOW })
-    expect(r.problems).toContainEqual({ file: 'pins/stm32/mcu/STM32F407V(E-G)Tx_again.xml', reason: 'target stm32:STM32F407V(E-G)Tx already given by pins/stm32/mcu/STM32F407V(E-G)Tx.xml; skipped' })
+    // Each later unit is told which unit gave the target first.
+    expect(r.problems.filter((p) => p.reason.includes('already given'))).toEqual(
+      ['_again', '_third'].map((f) => ({ file: `pins/stm32/mcu/STM32F407V(E-G)Tx${f}.xml`, reason: 'target stm32:STM32F407V(E-G)Tx already given by pins/stm32/mcu/STM32F407V(E-G)Tx.xml; skipped' }))
+    )
     expect(r.manifest.problems).toEqual(r.problems)
     // The two selector parts of the RefName (E and G flash), with the first file's package and line; the
     // unreadable file's RefName is in the catalog (its part learns its source failed) but stands for no part.
@@ -280,6 +289,14 @@ describe('release writer', () => {
     expect(r.manifest.shards).toHaveLength(1)
     expect(new Set(ranges.map((x) => x.target))).toEqual(new Set(['stm32:STM32F407V(E-G)Tx']))
     expect(new Set(ranges.map((x) => x.shard))).toEqual(new Set([0]))
+  })
+
+  it('a release directory that cannot be made: a WriteError naming it, nothing left behind', async () => {
+    const dataDir = tmp()
+    // `releases` is a file: the build's directory cannot be made under it.
+    writeFileSync(join(dataDir, 'releases'), '')
+    await expect(buildRelease({ inventory: corpus(ONE).dir, dataDir, now: NOW })).rejects.toThrow(/^cannot write .*releases\/\.build-/)
+    expect(readFileSync(join(dataDir, 'releases'), 'utf8')).toBe('')
   })
 
   it('a bad curation file stops the build before anything is written', async () => {
