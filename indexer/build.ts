@@ -155,7 +155,11 @@ export async function buildRelease(opts: BuildOptions): Promise<BuildResult> {
     return { id, manifest: withDigest, reused: false, problems, timingsMs: timings, units: stats }
   } catch (err) {
     if (db?.open) db.close()
-    rmSync(tmpDir, { recursive: true, force: true })
+    // A build directory that could not be made (a file in its path) cannot be removed either:
+    // the build's own error (a WriteError naming the file) is the one to report.
+    try {
+      rmSync(tmpDir, { recursive: true, force: true })
+    } catch {}
     throw err
   }
 }
