@@ -31,5 +31,9 @@ export const MODULES = {
   // The naming rules and the vendor rules' reader; the rules' data (vendors.json) is checked by the same suites.
   'curation-rules': { mutate: ['indexer/curation/rules.ts', 'indexer/curation/vendors.ts'], tests: ['test/indexer/curation-rules.test.ts', 'test/indexer/vendors.test.ts', 'test/indexer/catalog.test.ts'] },
   // Fact encoding, shard writing and the parse cache on a few hand-written facts (no corpus, no build).
+  // Resolution of both sides, the status, the page cache key and the differences (releases, parts, pins) on two tiny
+  // hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory: about a second a
+  // mutant). The JSON writer and the pager (76-155, 355-421) are left to the one pager issue 30 asks for.
+  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
   'encode-shard': { mutate: ['indexer/encode.ts', 'indexer/shard.ts', 'indexer/parse-cache.ts'], tests: ['test/indexer/encode-shard.test.ts'] }
 }

@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildRelease } from '../../indexer/build.js'
+import type { ComparePartsParams, CompareReleasesParams } from '../../src/schemas/compare.js'
+import { compareOf, type Compare } from '../../src/service/compare.js'
+import { HardwareFacts } from '../../src/service/facts.js'
+import { DataDir } from '../../src/store/layout.js'
+import { SqliteRepository } from '../../src/store/sqlite/store.js'
+import { buildInputsDigest } from '../helpers/corpus-release.js'
+
+/*
+ * Comparisons on two tiny hand-written releases (one SVD part, two or three STM32 MCU files each),
+ * so a mutant's run takes about a second. Every expected value is read off the inline files below:
+ * release A → B changes QZ7101's UART.CTRL reset mask, removes UART.DATA, adds UART.STAT, and widens
+ * STM32Q(A-B)Tx to STM32Q(A-B-C)Tx (its facts' scope.parts gain STM32QCTx, values unchanged).
+ */
+
+type Obj = Record<string, any>
+
+const svd = (name: string, base: string, mask: string, enOffset: number, extra: string) => `<?xml version="1.0" encoding="utf-8"?>
+<device schemaVersion="1.3">
+  <vendor>Quazar Microdevices</vendor>
+  <name>${name}</name>
+  <addressUnitBits>8</addressUnitBits>
+  <width>32</width>
+  <size>32</size>
+  <peripherals>
+    <peripheral>
+      <name>UART</name>
+      <baseAddress>${base}</baseAddress>
+      <registers>
+        <register>
+          <name>CTRL</name>
+          <addressOffset>0x0</addressOffset>
+          <resetValue>0x00000000</resetValue>
+          <resetMask>${mask}</resetMask>
+          <fields><field><name>EN</name><bitOffset>${enOffset}</bitOffset><bitWidth>1</bitWidth></field></fields>
+        </register>${extra}
+      </registers>
+    </peripheral>
+  </peripherals>
+</device>
+`
+const DATA = '<register><name>DATA</name><addressOffset>0x4</addressOffset></register>'
+const STAT = '<register><name>STAT</name><addressOffset>0x8</addressOffset></register>'
+const mcu = (ref: string, pkg: string, vmin: string, pin: string) => `<Mcu RefName="${ref}" Package="${pkg}" Family="STM32Q" Line="STM32Qx">
+<Core>Arm Cortex-M0</Core>
+<Frequency>48</Frequency>
+<Flash>16</Flash>
+<Ram>4</Ram>
+<Voltage Max="3.6" Min="${vmin}"/>
+<Pin Name="${pin}" Position="1" Type="I/O"><Signal Name="USART1_TX"/></Pin>
+</Mcu>
+`
+const QZ = 'svd/Quazar/QZ7101.svd'
+const QAB = 'pins/stm32/mcu/STM32Q(A-B)Tx.xml'
+const QAU = 'pins/stm32/mcu/STM32QAUx.xml'
+const A: Record<string, string> = {
+  [QZ]: svd('QZ7101', '0x40000000', '0xFFFFFFFF', 0, DATA),
+  [QAB]: mcu('STM32Q(A-B)Tx', 'QFN8', '1.7', 'PA9'),
+  [QAU]: mcu('STM32QAUx', 'UFQFPN20', '1.7', 'PA9')
+}
+const B: Record<string, string> = {
+  [QZ]: svd('QZ7101', '0x40000000', '0x0000FFFF', 0, STAT),
+  'svd/Quazar/QZ7102.svd': svd('QZ7102', '0x40001000', '0xFFFFFFFF', 1, DATA),
+  [QAB]: mcu('STM32Q(A-B-C)Tx', 'QFN8', '1.7', 'PA9'),
+  [QAU]: mcu('STM32QAUx', 'UFQFPN20', '2.0', 'PA10')
+}
+const sha = (text: string) => createHash('sha256').update(text).digest('hex')
+
+function corpus(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hwfacts-cmp-corpus-'))
+  const sources = Object.entries(files).map(([path, content]) => {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), content)
+    const kind = path.startsWith('svd/') ? 'cmsis-svd' : 'stm32-pin-data-mcu'
+    return { path, sha256: sha(content), bytes: Buffer.byteLength(content), kind, publisher: 'Quazar Microdevices', license: 'CC0-1.0', mediaType: 'application/xml' }
+  })
+  writeFileSync(join(dir, 'sources.json'), JSON.stringify({ sources }))
+  return dir
+}
+
+/**
+ * Both releases in one data directory, kept in the temp directory under the digest of the files and
+ * the indexer: built once (a mutation run re-runs this file for every mutant, and compare.ts plays
+ * no part in building).
+ */
+async function releases(): Promise<{ dir: string; a: string; b: string }> {
+  const dir = join(tmpdir(), `hwfacts-compare-edges-${sha(JSON.stringify([A, B]) + buildInputsDigest()).slice(0, 16)}`)
+  const ids = join(dir, 'ids.json')
+  if (!existsSync(ids)) {
+    const work = mkdtempSync(join(tmpdir(), 'hwfacts-cmp-build-'))
+    const inputs = [corpus(A), corpus(B)]
+    try {
+      const [a, b] = [(await buildRelease({ inventory: inputs[0]!, dataDir: work })).id, (await buildRelease({ inventory: inputs[1]!, dataDir: work })).id]
+      writeFileSync(join(work, 'ids.json'), JSON.stringify({ a, b }))
+      try {
+        renameSync(work, dir)
+      } catch {
+        rmSync(work, { recursive: true, force: true }) // built by another run meanwhile
+      }
+    } finally {
+      for (const d of inputs) rmSync(d, { recursive: true, force: true })
+    }
+  }
+  return { dir, ...(JSON.parse(readFileSync(ids, 'utf8')) as { a: string; b: string }) }
+}
+
+let repo: SqliteRepository
+let facts: HardwareFacts
+let compare: Compare
+let data: DataDir
+let a: string
+let b: string
+
+beforeAll(async () => {
+  const r = await releases()
+  ;({ a, b } = r)
+  data = new DataDir(r.dir)
+  data.promote(b)
+  repo = new SqliteRepository(r.dir)
+  facts = new HardwareFacts(repo, 'compare-edges-secret')
+  compare = compareOf(facts)
+})
+afterAll(() => repo?.close())
+
+const rel = async (p: Partial<CompareReleasesParams>): Promise<Obj> => JSON.parse(await compare.releases({ from_release: a, to_release: b, ...p } as CompareReleasesParams))
+const parts = async (p: Partial<ComparePartsParams>): Promise<Obj> => JSON.parse(await compare.parts({ corpus_release: b, ...p } as ComparePartsParams))
+const brief = (changes: Obj[]) => changes.map((c) => [c.change, c.name, c.changedMembers, c.from?.value ?? null, c.to?.value ?? null])
+
+describe('compare releases on two tiny releases', () => {
+  it('registers: a changed reset mask alone is a change of resetMask; a removed and an added register', async () => {
+    const j = await rel({ part: 'QZ7101', topic: 'registers' })
+    expect(j.status).toBe('ok')
+    // UART and UART.CTRL.EN are the same in both files; CTRL differs in <resetMask> only.
+    expect(j.counts).toEqual({ added: 1, removed: 1, changed: 1, unchanged: 2 })
+    const ctrl = (mask: string) => ({ address: '0x40000000', offset: '0x0', size: 32, resetValue: '0x00000000', resetMask: mask, access: null, description: null })
+    const reg = (offset: string) => ({ address: `0x4000000${offset.slice(-1)}`, offset, size: 32, resetValue: null, resetMask: null, access: null, description: null })
+    expect(brief(j.changes)).toEqual([
+      ['changed', 'UART.CTRL', ['resetMask'], ctrl('0xFFFFFFFF'), ctrl('0x0000FFFF')],
+      ['removed', 'UART.DATA', [], reg('0x4'), null],
+      ['added', 'UART.STAT', [], null, reg('0x8')]
+    ])
+    expect(j.artifacts).toEqual([{ path: QZ, status: 'changed', fromSha256: sha(A[QZ]!), toSha256: sha(B[QZ]!) }])
+    expect(j.from).toMatchObject({ part: 'QZ7101', release: a, status: 'resolved', target: { key: 'svd:Quazar/QZ7101', source: { path: QZ, sha256: sha(A[QZ]!) } } })
+    expect(j.to).toMatchObject({ part: 'QZ7101', release: b, status: 'resolved', target: { key: 'svd:Quazar/QZ7101', source: { path: QZ, sha256: sha(B[QZ]!) } } })
+  })
+
+  it('electrical: a fact whose value is the same but whose scope.parts grew is changed in scope, and only scope', async () => {
+    const j = await rel({ part: 'STM32QAT', topic: 'electrical' })
+    expect(j.status).toBe('ok')
+    // <Frequency>, <Voltage Max> and <Voltage Min> are the same; RefName STM32Q(A-B)Tx became STM32Q(A-B-C)Tx.
+    expect(j.counts).toEqual({ added: 0, removed: 0, changed: 3, unchanged: 0 })
+    expect(j.changes.map((c: Obj) => [c.name, c.changedMembers])).toEqual([
+      ['clock.cpu.max', ['scope']],
+      ['supply.vdd.max', ['scope']],
+      ['supply.vdd.min', ['scope']]
+    ])
+    for (const c of j.changes) {
+      expect(c.from.scope.parts).toEqual(['STM32QATx', 'STM32QBTx'])
+      expect(c.to.scope.parts).toEqual(['STM32QATx', 'STM32QBTx', 'STM32QCTx'])
+      expect(c.to.value).toEqual(c.from.value)
+    }
+    // A file whose bytes did not change is unchanged, fact for fact, and its artifact too.
+    const same = await rel({ part: 'QZ7101', topic: 'registers', to_release: a })
+    expect(same.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 4 })
+    expect(same.changes).toEqual([])
+    expect(same.artifacts).toEqual([{ path: QZ, status: 'unchanged', fromSha256: sha(A[QZ]!), toSha256: sha(A[QZ]!) }])
+  })
+
+  it('an added part: not found in the old release, nothing compared', async () => {
+    const j = await rel({ part: 'QZ7102', topic: 'registers' })
+    expect(j.status).toBe('not_found')
+    expect(j.from).toMatchObject({ part: 'QZ7102', release: a, status: 'not_found', target: null })
+    expect(j.to).toMatchObject({ status: 'resolved', release: b })
+    expect(j.changes).toEqual([])
+    expect(j.artifacts).toEqual([])
+    expect(j.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 0 })
+  })
+
+  it('a repeated request without to_release answers from the release promoted now, not from the page kept for the last one', async () => {
+    const p = { part: 'QZ7101', topic: 'registers' as const, to_release: undefined }
+    expect((await rel(p)).to.release).toBe(b)
+    data.promote(a)
+    try {
+      await new Promise((r) => setTimeout(r, 1100)) // the repository re-reads the pointer once a second
+      const j = await rel(p)
+      expect(j.to.release).toBe(a)
+      expect(j.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 4 })
+      const q = await parts({ part: 'QZ7101', other: 'QZ7101', topic: 'registers', corpus_release: undefined })
+      expect(q.release).toBe(a)
+    } finally {
+      data.promote(b)
+    }
+    await new Promise((r) => setTimeout(r, 1100))
+    expect((await parts({ part: 'QZ7101', other: 'QZ7101', topic: 'registers', corpus_release: undefined })).release).toBe(b)
+  })
+})
+
+describe('compare parts on a tiny release', () => {
+  it('registers: each kind compared on its own members, in name order', async () => {
+    const j = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers' })
+    expect(j.status).toBe('ok')
+    expect(j.release).toBe(b)
+    // QZ7102: UART at 0x40001000, CTRL's mask 0xFFFFFFFF (QZ7101 in B: 0x0000FFFF), EN at bit 1, DATA and no STAT.
+    expect(j.counts).toEqual({ onlyPart: 1, onlyOther: 1, differs: 3, same: 0 })
+    expect(j.entries.map((e: Obj) => [e.name, e.kind, e.status, e.differences])).toEqual([
+      ['UART', 'peripheral', 'differs', [{ member: 'baseAddress', part: '0x40000000', other: '0x40001000' }]],
+      [
+        'UART.CTRL',
+        'register',
+        'differs',
+        [
+          { member: 'address', part: '0x40000000', other: '0x40001000' },
+          { member: 'resetMask', part: '0x0000FFFF', other: '0xFFFFFFFF' }
+        ]
+      ],
+      ['UART.CTRL.EN', 'field', 'differs', [{ member: 'bitOffset', part: 0, other: 1 }]],
+      ['UART.DATA', 'register', 'only_other', []],
+      ['UART.STAT', 'register', 'only_part', []]
+    ])
+    expect(j.entries[3].part).toBeNull()
+    expect(j.entries[3].other.name).toBe('UART.DATA')
+    expect(j.entries[4].other).toBeNull()
+    // One peripheral: its registers and fields, the peripheral itself too.
+    const uart = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', peripheral: 'uart', fact_names: 'UART.CTRL,UART.DATA' })
+    expect(uart.filters).toEqual({ factNames: ['UART.CTRL', 'UART.DATA'], peripheral: 'UART', includeSame: false })
+    expect(uart.entries.map((e: Obj) => e.name)).toEqual(['UART.CTRL', 'UART.DATA'])
+    expect(uart.counts).toEqual({ onlyPart: 0, onlyOther: 1, differs: 1, same: 0 })
+  })
+
+  it('electrical: value and unit side by side; same limits listed only with include_same', async () => {
+    const j = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'electrical' })
+    expect(j.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 1, same: 2 })
+    expect(j.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual([['supply.vdd.min', 'differs', [{ member: 'value', part: 1.7, other: 2 }]]])
+    expect(j.entries[0].kind).toBeUndefined()
+    const all = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'electrical', include_same: true })
+    expect(all.entries.map((e: Obj) => [e.name, e.status])).toEqual([
+      ['clock.cpu.max', 'same'],
+      ['supply.vdd.max', 'same'],
+      ['supply.vdd.min', 'differs']
+    ])
+    expect(all.filters).toEqual({ includeSame: true })
+  })
+
+  it('pins: a signal on another pin differs, as pin lists', async () => {
+    const j = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', signal: 'usart1_tx' })
+    expect(j.status).toBe('ok')
+    expect(j.filters).toEqual({ signal: 'USART1_TX', includeSame: false })
+    expect(j.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual([['USART1_TX', 'differs', [{ member: 'pins', part: ['PA9'], other: ['PA10'] }]]])
+    expect(j.entries[0].part.pins.map((p: Obj) => p.pin)).toEqual(['PA9'])
+    expect(j.entries[0].other.pins.map((p: Obj) => p.pin)).toEqual(['PA10'])
+    const none = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', signal: 'SPI1_SCK' })
+    expect(none.entries).toEqual([])
+    expect(none.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 0, same: 0 })
+  })
+
+  it('the top-level status is the first refusal of: not_found, ambiguous, not_covered (either side)', async () => {
+    // STM32QA names two targets (QFN8 and UFQFPN20); QZ7101 has no electrical facts; NOPE77 is no part.
+    const status = async (part: string, other: string) => {
+      const j = await parts({ part, other, topic: 'electrical' })
+      if (j.status !== 'ok') expect(j.entries).toEqual([])
+      return [j.status, j.part.status, j.other.status]
+    }
+    expect(await status('STM32QA', 'NOPE77')).toEqual(['not_found', 'ambiguous', 'not_found'])
+    expect(await status('NOPE77', 'STM32QA')).toEqual(['not_found', 'not_found', 'ambiguous'])
+    expect(await status('STM32QA', 'QZ7101')).toEqual(['ambiguous', 'ambiguous', 'not_covered'])
+    expect(await status('QZ7101', 'STM32QA')).toEqual(['ambiguous', 'not_covered', 'ambiguous'])
+    expect(await status('STM32QAT', 'QZ7101')).toEqual(['not_covered', 'resolved', 'not_covered'])
+    expect(await status('QZ7101', 'STM32QAT')).toEqual(['not_covered', 'not_covered', 'resolved'])
+    expect(await status('STM32QAT', 'STM32QAU')).toEqual(['ok', 'resolved', 'resolved'])
+    const amb = await parts({ part: 'STM32QA', other: 'STM32QAT', topic: 'electrical' })
+    expect(amb.part.candidates.map((c: Obj) => c.key).sort()).toEqual(['stm32:STM32Q(A-B-C)Tx', 'stm32:STM32QAUx'])
+    expect(amb.notes).toEqual(['A part did not resolve to one target for this topic: nothing compared; see part/other.'])
+  })
+
+  it('signal narrows pins only, peripheral registers only', async () => {
+    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', signal: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'signal' })
+    await expect(parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral' })
+    await expect(rel({ part: 'STM32QAT', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral' })
+  })
+})
