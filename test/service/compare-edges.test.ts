@@ -20,7 +20,7 @@ import { buildInputsDigest } from '../helpers/corpus-release.js'
 
 type Obj = Record<string, any>
 
-const svd = (name: string, base: string, mask: string, enOffset: number, extra: string) => `<?xml version="1.0" encoding="utf-8"?>
+const svd = (name: string, base: string, mask: string, enOffset: number, extra: string, ctrl = '', en = '<bitWidth>1</bitWidth>') => `<?xml version="1.0" encoding="utf-8"?>
 <device schemaVersion="1.3">
   <vendor>Quazar Microdevices</vendor>
   <name>${name}</name>
@@ -36,8 +36,8 @@ const svd = (name: string, base: string, mask: string, enOffset: number, extra: 
           <name>CTRL</name>
           <addressOffset>0x0</addressOffset>
           <resetValue>0x00000000</resetValue>
-          <resetMask>${mask}</resetMask>
-          <fields><field><name>EN</name><bitOffset>${enOffset}</bitOffset><bitWidth>1</bitWidth></field></fields>
+          <resetMask>${mask}</resetMask>${ctrl}
+          <fields><field><name>EN</name><bitOffset>${enOffset}</bitOffset>${en}</field></fields>
         </register>${extra}
       </registers>
     </peripheral>
@@ -65,7 +65,15 @@ const A: Record<string, string> = {
 }
 const B: Record<string, string> = {
   [QZ]: svd('QZ7101', '0x40000000', '0x0000FFFF', 0, STAT),
-  'svd/Quazar/QZ7102.svd': svd('QZ7102', '0x40001000', '0xFFFFFFFF', 1, DATA),
+  'svd/Quazar/QZ7102.svd': svd(
+    'QZ7102',
+    '0x40001000',
+    '0xFFFFFFFF',
+    1,
+    DATA + '<register><name>STAT</name><addressOffset>0xC</addressOffset><size>16</size><resetValue>0x1</resetValue></register>',
+    '<access>read-only</access>',
+    '<bitWidth>2</bitWidth><access>read-write</access>'
+  ),
   [QAB]: mcu('STM32Q(A-B-C)Tx', 'QFN8', '1.7', 'PA9'),
   [QAU]: mcu('STM32QAUx', 'UFQFPN20', '2.0', 'PA10')
 }
@@ -171,6 +179,14 @@ describe('compare releases on two tiny releases', () => {
     expect(same.artifacts).toEqual([{ path: QZ, status: 'unchanged', fromSha256: sha(A[QZ]!), toSha256: sha(A[QZ]!) }])
   })
 
+  it('pins: matched by name and package; the package is named', async () => {
+    const j = await rel({ part: 'STM32QAT', topic: 'pins' })
+    expect(j.status).toBe('ok')
+    expect(j.counts).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 0 })
+    expect(j.changes.map((c: Obj) => [c.change, c.name, c.package, c.changedMembers])).toEqual([['changed', 'PA9', 'QFN8', ['scope']]])
+    expect(j.artifacts).toEqual([{ path: QAB, status: 'changed', fromSha256: sha(A[QAB]!), toSha256: sha(B[QAB]!) }])
+  })
+
   it('an added part: not found in the old release, nothing compared', async () => {
     const j = await rel({ part: 'QZ7102', topic: 'registers' })
     expect(j.status).toBe('not_found')
@@ -205,31 +221,64 @@ describe('compare parts on a tiny release', () => {
     const j = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers' })
     expect(j.status).toBe('ok')
     expect(j.release).toBe(b)
-    // QZ7102: UART at 0x40001000, CTRL's mask 0xFFFFFFFF (QZ7101 in B: 0x0000FFFF), EN at bit 1, DATA and no STAT.
-    expect(j.counts).toEqual({ onlyPart: 1, onlyOther: 1, differs: 3, same: 0 })
+    // QZ7102: UART at 0x40001000; CTRL read-only, mask 0xFFFFFFFF (QZ7101 in B: 0x0000FFFF); EN read-write, bits 1-2;
+    // STAT at 0xC, 16 bits, reset 0x1 (written as 0x0001: hex digits for the register's 16 bits; QZ7101: 0x8, the
+    // device's 32, none); DATA only there.
+    expect(j.counts).toEqual({ onlyPart: 0, onlyOther: 1, differs: 4, same: 0 })
+    const d = (member: string, part: unknown, other: unknown) => ({ member, part, other })
     expect(j.entries.map((e: Obj) => [e.name, e.kind, e.status, e.differences])).toEqual([
-      ['UART', 'peripheral', 'differs', [{ member: 'baseAddress', part: '0x40000000', other: '0x40001000' }]],
-      [
-        'UART.CTRL',
-        'register',
-        'differs',
-        [
-          { member: 'address', part: '0x40000000', other: '0x40001000' },
-          { member: 'resetMask', part: '0x0000FFFF', other: '0xFFFFFFFF' }
-        ]
-      ],
-      ['UART.CTRL.EN', 'field', 'differs', [{ member: 'bitOffset', part: 0, other: 1 }]],
+      ['UART', 'peripheral', 'differs', [d('baseAddress', '0x40000000', '0x40001000')]],
+      ['UART.CTRL', 'register', 'differs', [d('address', '0x40000000', '0x40001000'), d('resetMask', '0x0000FFFF', '0xFFFFFFFF'), d('access', null, 'read-only')]],
+      ['UART.CTRL.EN', 'field', 'differs', [d('bitOffset', 0, 1), d('bitWidth', 1, 2), d('access', null, 'read-write')]],
       ['UART.DATA', 'register', 'only_other', []],
-      ['UART.STAT', 'register', 'only_part', []]
+      ['UART.STAT', 'register', 'differs', [d('address', '0x40000008', '0x4000100C'), d('offset', '0x8', '0xC'), d('size', 32, 16), d('resetValue', null, '0x0001')]]
     ])
     expect(j.entries[3].part).toBeNull()
     expect(j.entries[3].other.name).toBe('UART.DATA')
-    expect(j.entries[4].other).toBeNull()
+    const back = await parts({ part: 'QZ7102', other: 'QZ7101', topic: 'registers', fact_names: 'uart.data' })
+    expect(back.entries.map((e: Obj) => [e.name, e.status, e.part.name, e.other])).toEqual([['UART.DATA', 'only_part', 'UART.DATA', null]])
+    expect(back.counts).toEqual({ onlyPart: 1, onlyOther: 0, differs: 0, same: 0 })
     // One peripheral: its registers and fields, the peripheral itself too.
     const uart = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', peripheral: 'uart', fact_names: 'UART.CTRL,UART.DATA' })
     expect(uart.filters).toEqual({ factNames: ['UART.CTRL', 'UART.DATA'], peripheral: 'UART', includeSame: false })
     expect(uart.entries.map((e: Obj) => e.name)).toEqual(['UART.CTRL', 'UART.DATA'])
     expect(uart.counts).toEqual({ onlyPart: 0, onlyOther: 1, differs: 1, same: 0 })
+    const pre = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_name_prefixes: 'uart.ctrl' })
+    expect(pre.filters).toEqual({ factNamePrefixes: ['uart.ctrl'], includeSame: false })
+    expect(pre.entries.map((e: Obj) => e.name)).toEqual(['UART.CTRL', 'UART.CTRL.EN'])
+    // The same part on both sides: everything same, listed only when asked.
+    const self = await parts({ part: 'QZ7101', other: 'QZ7101', topic: 'registers', include_same: true })
+    expect(self.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual(['UART', 'UART.CTRL', 'UART.CTRL.EN', 'UART.STAT'].map((n) => [n, 'same', []]))
+  })
+
+  it('pages with a cursor bound to its comparison and release', async () => {
+    const whole = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers' })
+    const names: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const j = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, ...(cursor ? { cursor, corpus_release: undefined } : {}) })
+      expect(j.counts).toEqual(whole.counts)
+      names.push(...j.entries.map((e: Obj) => e.name))
+      cursor = j.page.nextCursor ?? undefined
+      pages++
+    } while (cursor)
+    expect(pages).toBe(3)
+    expect(names).toEqual(whole.entries.map((e: Obj) => e.name))
+    const first = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2 })
+    const next = first.page.nextCursor as string
+    await expect(parts({ part: 'QZ7101', other: 'QZ7101', topic: 'registers', limit: 2, cursor: next })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
+    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, cursor: next, corpus_release: a })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
+
+    const r1 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2 })
+    expect(r1.changes.map((c: Obj) => c.name)).toEqual(['UART.CTRL', 'UART.DATA'])
+    const rc = r1.page.nextCursor as string
+    // The cursor pins the to-release: without to_release it continues there, with another one it is refused.
+    const r2 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2, cursor: rc, to_release: undefined })
+    expect(r2.changes.map((c: Obj) => c.name)).toEqual(['UART.STAT'])
+    expect(r2.to.release).toBe(b)
+    await expect(rel({ part: 'QZ7101', topic: 'registers', limit: 2, cursor: rc, to_release: a })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
+    await expect(rel({ part: 'STM32QAT', topic: 'electrical', limit: 2, cursor: rc })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
   })
 
   it('electrical: value and unit side by side; same limits listed only with include_same', async () => {
