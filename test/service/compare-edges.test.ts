@@ -46,8 +46,8 @@ const svd = (name: string, base: string, mask: string, enOffset: number, extra: 
 `
 const DATA = '<register><name>DATA</name><addressOffset>0x4</addressOffset></register>'
 const STAT = '<register><name>STAT</name><addressOffset>0x8</addressOffset></register>'
-const mcu = (ref: string, pkg: string, vmin: string, pin: string) => `<Mcu RefName="${ref}" Package="${pkg}" Family="STM32Q" Line="STM32Qx">
-<Core>Arm Cortex-M0</Core>
+const mcu = (ref: string, pkg: string, vmin: string, pin: string, ip = '') => `<Mcu RefName="${ref}" Package="${pkg}" Family="STM32Q" Line="STM32Qx">
+<Core>Arm Cortex-M0</Core>${ip}
 <Frequency>48</Frequency>
 <Flash>16</Flash>
 <Ram>4</Ram>
@@ -75,7 +75,10 @@ const B: Record<string, string> = {
     '<bitWidth>2</bitWidth><access>read-write</access>'
   ),
   [QAB]: mcu('STM32Q(A-B-C)Tx', 'QFN8', '1.7', 'PA9'),
-  [QAU]: mcu('STM32QAUx', 'UFQFPN20', '2.0', 'PA10')
+  [QAU]: mcu('STM32QAUx', 'UFQFPN20', '2.0', 'PA10', '\n<IP Name="GPIO" Version="Q_gpio"/>'),
+  // USART1_TX is alternate function 7 on PA10 of the parts using this GPIO IP.
+  'pins/stm32/mcu/IP/GPIO-Q_gpio_Modes.xml':
+    '<IP Name="GPIO"><GPIO_Pin Name="PA10"><PinSignal Name="USART1_TX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal></GPIO_Pin></IP>'
 }
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 
@@ -84,7 +87,7 @@ function corpus(files: Record<string, string>): string {
   const sources = Object.entries(files).map(([path, content]) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), content)
-    const kind = path.startsWith('svd/') ? 'cmsis-svd' : 'stm32-pin-data-mcu'
+    const kind = path.startsWith('svd/') ? 'cmsis-svd' : path.includes('/IP/') ? 'stm32-pin-data-gpio-modes' : 'stm32-pin-data-mcu'
     return { path, sha256: sha(content), bytes: Buffer.byteLength(content), kind, publisher: 'Quazar Microdevices', license: 'CC0-1.0', mediaType: 'application/xml' }
   })
   writeFileSync(join(dir, 'sources.json'), JSON.stringify({ sources }))
@@ -185,6 +188,23 @@ describe('compare releases on two tiny releases', () => {
     expect(j.counts).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 0 })
     expect(j.changes.map((c: Obj) => [c.change, c.name, c.package, c.changedMembers])).toEqual([['changed', 'PA9', 'QFN8', ['scope']]])
     expect(j.artifacts).toEqual([{ path: QAB, status: 'changed', fromSha256: sha(A[QAB]!), toSha256: sha(B[QAB]!) }])
+    // Pins are per package: the side names the one it compared.
+    expect(j.from.target).toEqual({ key: 'stm32:STM32Q(A-B)Tx', device: 'STM32Q(A-B)Tx', package: 'QFN8', source: { path: QAB, sha256: sha(A[QAB]!) } })
+    expect((await rel({ part: 'QZ7101', topic: 'registers' })).from.target).toEqual({ key: 'svd:Quazar/QZ7101', device: 'QZ7101', source: { path: QZ, sha256: sha(A[QZ]!) } })
+  })
+
+  it('filters narrow both sides and are echoed as given', async () => {
+    const j = await rel({ part: 'QZ7101', topic: 'registers', peripheral: 'uart', fact_names: 'uart.stat', fact_name_prefixes: 'UART.DA' })
+    expect(j.filters).toEqual({ factNames: ['uart.stat'], factNamePrefixes: ['UART.DA'], peripheral: 'UART' })
+    expect(j.changes.map((c: Obj) => [c.change, c.name])).toEqual([
+      ['removed', 'UART.DATA'],
+      ['added', 'UART.STAT']
+    ])
+    expect(j.counts).toEqual({ added: 1, removed: 1, changed: 0, unchanged: 0 })
+    const none = await rel({ part: 'QZ7101', topic: 'registers', fact_names: 'UART.CTRL.EN' })
+    expect(none.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1 })
+    expect(none.changes).toEqual([])
+    expect(none.notes).toEqual(['No differences match these filters.'])
   })
 
   it('an added part: not found in the old release, nothing compared', async () => {
@@ -195,6 +215,7 @@ describe('compare releases on two tiny releases', () => {
     expect(j.changes).toEqual([])
     expect(j.artifacts).toEqual([])
     expect(j.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 0 })
+    expect(j.notes).toEqual(['A part did not resolve to one target in both releases: nothing compared; see from/to.'])
   })
 
   it('a repeated request without to_release answers from the release promoted now, not from the page kept for the last one', async () => {
@@ -299,9 +320,19 @@ describe('compare parts on a tiny release', () => {
     const j = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', signal: 'usart1_tx' })
     expect(j.status).toBe('ok')
     expect(j.filters).toEqual({ signal: 'USART1_TX', includeSame: false })
-    expect(j.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual([['USART1_TX', 'differs', [{ member: 'pins', part: ['PA9'], other: ['PA10'] }]]])
-    expect(j.entries[0].part.pins.map((p: Obj) => p.pin)).toEqual(['PA9'])
-    expect(j.entries[0].other.pins.map((p: Obj) => p.pin)).toEqual(['PA10'])
+    // STM32QAT's file names no GPIO IP: its pin has no AF number.
+    expect(j.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual([['USART1_TX', 'differs', [{ member: 'pins', part: ['PA9'], other: ['PA10/AF7'] }]]])
+    expect(j.entries[0].part.pins.map((p: Obj) => [p.pin, p.position, p.af])).toEqual([['PA9', '1', null]])
+    expect(j.entries[0].other.pins.map((p: Obj) => [p.pin, p.position, p.af])).toEqual([['PA10', '1', 7]])
+    expect(j.entries[0].other.pins[0].evidence[0].sourcePath).toBe(QAU)
+    for (const q of [{ fact_names: 'usart1_tx' }, { fact_name_prefixes: 'usart1_' }, { fact_names: 'SPI1_SCK', fact_name_prefixes: 'usart' }, {}]) {
+      const k = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', ...q })
+      expect(k.entries.map((e: Obj) => e.name)).toEqual(['USART1_TX'])
+    }
+    for (const q of [{ fact_names: 'usart1' }, { fact_name_prefixes: 'usart2' }, { fact_names: 'PA10' }]) {
+      const k = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', ...q })
+      expect(k.entries).toEqual([])
+    }
     const none = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', signal: 'SPI1_SCK' })
     expect(none.entries).toEqual([])
     expect(none.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 0, same: 0 })
