@@ -14,7 +14,8 @@ import { buildInputsDigest } from '../helpers/corpus-release.js'
 /*
  * Comparisons on two tiny hand-written releases (one SVD part, two or three STM32 MCU files each),
  * so a mutant's run takes about a second. Every expected value is read off the inline files below:
- * release A → B changes QZ7101's UART.CTRL reset mask, removes UART.DATA, adds UART.STAT, and widens
+ * release A → B changes QZ7101's UART.CTRL reset mask and UART.CTRL.EN's width and access, removes UART.DATA,
+ * adds UART.STAT, gives STM32QAUx a GPIO IP (USART1_TX on PA10 as AF7) and USART1_RX on PA11, and widens
  * STM32Q(A-B)Tx to STM32Q(A-B-C)Tx (its facts' scope.parts gain STM32QCTx, values unchanged).
  */
 
@@ -64,7 +65,7 @@ const A: Record<string, string> = {
   [QAU]: mcu('STM32QAUx', 'UFQFPN20', '1.7', 'PA9')
 }
 const B: Record<string, string> = {
-  [QZ]: svd('QZ7101', '0x40000000', '0x0000FFFF', 0, STAT),
+  [QZ]: svd('QZ7101', '0x40000000', '0x0000FFFF', 0, STAT, '', '<bitWidth>2</bitWidth><access>read-write</access>'),
   'svd/Quazar/QZ7102.svd': svd(
     'QZ7102',
     '0x40001000',
@@ -75,7 +76,7 @@ const B: Record<string, string> = {
     '<bitWidth>2</bitWidth><access>read-write</access>'
   ),
   [QAB]: mcu('STM32Q(A-B-C)Tx', 'QFN8', '1.7', 'PA9'),
-  [QAU]: mcu('STM32QAUx', 'UFQFPN20', '2.0', 'PA10', '\n<IP Name="GPIO" Version="Q_gpio"/>'),
+  [QAU]: mcu('STM32QAUx', 'UFQFPN20', '2.0', 'PA10', '\n<IP Name="GPIO" Version="Q_gpio"/>\n<Pin Name="PA11" Position="2" Type="I/O"><Signal Name="USART1_RX"/></Pin>'),
   // USART1_TX is alternate function 7 on PA10 of the parts using this GPIO IP.
   'pins/stm32/mcu/IP/GPIO-Q_gpio_Modes.xml':
     '<IP Name="GPIO"><GPIO_Pin Name="PA10"><PinSignal Name="USART1_TX"><SpecificParameter Name="GPIO_AF"><PossibleValue>GPIO_AF7_USART1</PossibleValue></SpecificParameter></PinSignal></GPIO_Pin></IP>'
@@ -146,12 +147,13 @@ describe('compare releases on two tiny releases', () => {
   it('registers: a changed reset mask alone is a change of resetMask; a removed and an added register', async () => {
     const j = await rel({ part: 'QZ7101', topic: 'registers' })
     expect(j.status).toBe('ok')
-    // UART and UART.CTRL.EN are the same in both files; CTRL differs in <resetMask> only.
-    expect(j.counts).toEqual({ added: 1, removed: 1, changed: 1, unchanged: 2 })
+    // UART is the same in both files; CTRL differs in <resetMask> only, EN in width and access (named in name order).
+    expect(j.counts).toEqual({ added: 1, removed: 1, changed: 2, unchanged: 1 })
     const ctrl = (mask: string) => ({ address: '0x40000000', offset: '0x0', size: 32, resetValue: '0x00000000', resetMask: mask, access: null, description: null })
     const reg = (offset: string) => ({ address: `0x4000000${offset.slice(-1)}`, offset, size: 32, resetValue: null, resetMask: null, access: null, description: null })
     expect(brief(j.changes)).toEqual([
       ['changed', 'UART.CTRL', ['resetMask'], ctrl('0xFFFFFFFF'), ctrl('0x0000FFFF')],
+      ['changed', 'UART.CTRL.EN', ['access', 'bitWidth'], { bitOffset: 0, bitWidth: 1, access: null, description: null, enumeratedValues: [] }, { bitOffset: 0, bitWidth: 2, access: 'read-write', description: null, enumeratedValues: [] }],
       ['removed', 'UART.DATA', [], reg('0x4'), null],
       ['added', 'UART.STAT', [], null, reg('0x8')]
     ])
@@ -201,10 +203,48 @@ describe('compare releases on two tiny releases', () => {
       ['added', 'UART.STAT']
     ])
     expect(j.counts).toEqual({ added: 1, removed: 1, changed: 0, unchanged: 0 })
-    const none = await rel({ part: 'QZ7101', topic: 'registers', fact_names: 'UART.CTRL.EN' })
+    const none = await rel({ part: 'QZ7101', topic: 'registers', fact_names: 'UART' })
     expect(none.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1 })
     expect(none.changes).toEqual([])
     expect(none.notes).toEqual(['No differences match these filters.'])
+    // No fact selected: the artifacts are still the targets' sources.
+    const nothing = await rel({ part: 'QZ7101', topic: 'registers', fact_names: 'NOPE' })
+    expect(nothing.artifacts).toEqual([{ path: QZ, status: 'changed', fromSha256: sha(A[QZ]!), toSha256: sha(B[QZ]!) }])
+    // A cursor is bound to its filters: names joined differently are another comparison.
+    const two = await rel({ part: 'QZ7101', topic: 'registers', fact_names: 'UART.CTRL,UART.DATA', limit: 1 })
+    await expect(rel({ part: 'QZ7101', topic: 'registers', fact_names: 'UART.CTRLUART.DATA', limit: 1, cursor: two.page.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' })
+    const pre = await rel({ part: 'QZ7101', topic: 'registers', fact_name_prefixes: 'UART.C,UART.D', limit: 1 })
+    await expect(rel({ part: 'QZ7101', topic: 'registers', fact_name_prefixes: 'UART.CUART.D', limit: 1, cursor: pre.page.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' })
+  })
+
+  it('an artifact only one release has is added or removed, sorted by path', async () => {
+    const modes = 'pins/stm32/mcu/IP/GPIO-Q_gpio_Modes.xml'
+    const j = await rel({ part: 'STM32QAU', topic: 'pins' })
+    expect(j.artifacts).toEqual([
+      { path: modes, status: 'added', fromSha256: null, toSha256: sha(B[modes]!) },
+      { path: QAU, status: 'changed', fromSha256: sha(A[QAU]!), toSha256: sha(B[QAU]!) }
+    ])
+    expect(j.changes.map((c: Obj) => [c.change, c.name, c.package])).toEqual([
+      ['removed', 'PA9', 'UFQFPN20'],
+      ['added', 'PA10', 'UFQFPN20'],
+      ['added', 'PA11', 'UFQFPN20']
+    ].sort((x, y) => (x[1]! < y[1]! ? -1 : 1)))
+    const back = await rel({ part: 'STM32QAU', topic: 'pins', from_release: b, to_release: a })
+    expect(back.artifacts).toEqual([
+      { path: modes, status: 'removed', fromSha256: sha(B[modes]!), toSha256: null },
+      { path: QAU, status: 'changed', fromSha256: sha(B[QAU]!), toSha256: sha(A[QAU]!) }
+    ])
+  })
+
+  it('refusals name their parameter', async () => {
+    const no = (p: Promise<unknown>, param: string, code = 'INVALID_PARAMETER') => expect(p).rejects.toMatchObject({ code, param })
+    await no(rel({ part: 'QZ7101', topic: 'registers', fact_names: ',' }), 'fact_names')
+    await no(rel({ part: 'QZ7101', topic: 'registers', fact_name_prefixes: ',' }), 'fact_name_prefixes')
+    await no(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_names: ',' }), 'fact_names')
+    await no(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_name_prefixes: ',' }), 'fact_name_prefixes')
+    await no(rel({ part: 'QZ7101', topic: 'registers', from_release: 'ffffffffffffffff' }), 'from_release', 'UNKNOWN_CORPUS_RELEASE')
+    await no(rel({ part: 'QZ7101', topic: 'registers', to_release: 'ffffffffffffffff' }), 'to_release', 'UNKNOWN_CORPUS_RELEASE')
+    await no(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', corpus_release: 'ffffffffffffffff' }), 'corpus_release', 'UNKNOWN_CORPUS_RELEASE')
   })
 
   it('an added part: not found in the old release, nothing compared', async () => {
@@ -242,7 +282,7 @@ describe('compare parts on a tiny release', () => {
     const j = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers' })
     expect(j.status).toBe('ok')
     expect(j.release).toBe(b)
-    // QZ7102: UART at 0x40001000; CTRL read-only, mask 0xFFFFFFFF (QZ7101 in B: 0x0000FFFF); EN read-write, bits 1-2;
+    // QZ7102: UART at 0x40001000; CTRL read-only, mask 0xFFFFFFFF (QZ7101 in B: 0x0000FFFF); EN at bit 1 (QZ7101: 0);
     // STAT at 0xC, 16 bits, reset 0x1 (written as 0x0001: hex digits for the register's 16 bits; QZ7101: 0x8, the
     // device's 32, none); DATA only there.
     expect(j.counts).toEqual({ onlyPart: 0, onlyOther: 1, differs: 4, same: 0 })
@@ -250,7 +290,7 @@ describe('compare parts on a tiny release', () => {
     expect(j.entries.map((e: Obj) => [e.name, e.kind, e.status, e.differences])).toEqual([
       ['UART', 'peripheral', 'differs', [d('baseAddress', '0x40000000', '0x40001000')]],
       ['UART.CTRL', 'register', 'differs', [d('address', '0x40000000', '0x40001000'), d('resetMask', '0x0000FFFF', '0xFFFFFFFF'), d('access', null, 'read-only')]],
-      ['UART.CTRL.EN', 'field', 'differs', [d('bitOffset', 0, 1), d('bitWidth', 1, 2), d('access', null, 'read-write')]],
+      ['UART.CTRL.EN', 'field', 'differs', [d('bitOffset', 0, 1)]],
       ['UART.DATA', 'register', 'only_other', []],
       ['UART.STAT', 'register', 'differs', [d('address', '0x40000008', '0x4000100C'), d('offset', '0x8', '0xC'), d('size', 32, 16), d('resetValue', null, '0x0001')]]
     ])
@@ -292,11 +332,11 @@ describe('compare parts on a tiny release', () => {
     await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, cursor: next, corpus_release: a })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
 
     const r1 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2 })
-    expect(r1.changes.map((c: Obj) => c.name)).toEqual(['UART.CTRL', 'UART.DATA'])
+    expect(r1.changes.map((c: Obj) => c.name)).toEqual(['UART.CTRL', 'UART.CTRL.EN'])
     const rc = r1.page.nextCursor as string
     // The cursor pins the to-release: without to_release it continues there, with another one it is refused.
     const r2 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2, cursor: rc, to_release: undefined })
-    expect(r2.changes.map((c: Obj) => c.name)).toEqual(['UART.STAT'])
+    expect(r2.changes.map((c: Obj) => c.name)).toEqual(['UART.DATA', 'UART.STAT'])
     expect(r2.to.release).toBe(b)
     await expect(rel({ part: 'QZ7101', topic: 'registers', limit: 2, cursor: rc, to_release: a })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
     await expect(rel({ part: 'STM32QAT', topic: 'electrical', limit: 2, cursor: rc })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
@@ -322,10 +362,28 @@ describe('compare parts on a tiny release', () => {
     expect(j.filters).toEqual({ signal: 'USART1_TX', includeSame: false })
     // STM32QAT's file names no GPIO IP: its pin has no AF number.
     expect(j.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual([['USART1_TX', 'differs', [{ member: 'pins', part: ['PA9'], other: ['PA10/AF7'] }]]])
+    expect(j.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 1, same: 0 })
+    const both = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins' })
+    expect(both.entries.map((e: Obj) => [e.name, e.status, e.differences, e.part, e.other?.pins.map((p: Obj) => p.pin)])).toEqual([
+      ['USART1_RX', 'only_other', [], null, ['PA11']],
+      ['USART1_TX', 'differs', [{ member: 'pins', part: ['PA9'], other: ['PA10/AF7'] }], expect.anything(), ['PA10']]
+    ])
+    expect(both.counts).toEqual({ onlyPart: 0, onlyOther: 1, differs: 1, same: 0 })
+    const back = await parts({ part: 'STM32QAU', other: 'STM32QAT', topic: 'pins', fact_names: 'usart1_rx' })
+    expect(back.entries.map((e: Obj) => [e.name, e.status, e.differences, e.other])).toEqual([['USART1_RX', 'only_part', [], null]])
+    expect(back.counts).toEqual({ onlyPart: 1, onlyOther: 0, differs: 0, same: 0 })
+    const self = await parts({ part: 'STM32QAU', other: 'STM32QAU', topic: 'pins' })
+    expect(self.entries).toEqual([])
+    expect(self.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 0, same: 2 })
+    const selfAll = await parts({ part: 'STM32QAU', other: 'STM32QAU', topic: 'pins', include_same: true })
+    expect(selfAll.entries.map((e: Obj) => [e.name, e.status, e.differences])).toEqual([
+      ['USART1_RX', 'same', []],
+      ['USART1_TX', 'same', []]
+    ])
     expect(j.entries[0].part.pins.map((p: Obj) => [p.pin, p.position, p.af])).toEqual([['PA9', '1', null]])
     expect(j.entries[0].other.pins.map((p: Obj) => [p.pin, p.position, p.af])).toEqual([['PA10', '1', 7]])
     expect(j.entries[0].other.pins[0].evidence[0].sourcePath).toBe(QAU)
-    for (const q of [{ fact_names: 'usart1_tx' }, { fact_name_prefixes: 'usart1_' }, { fact_names: 'SPI1_SCK', fact_name_prefixes: 'usart' }, {}]) {
+    for (const q of [{ fact_names: 'usart1_tx' }, { fact_name_prefixes: 'usart1_t' }, { fact_names: 'SPI1_SCK', fact_name_prefixes: 'usart1_t' }]) {
       const k = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', ...q })
       expect(k.entries.map((e: Obj) => e.name)).toEqual(['USART1_TX'])
     }
@@ -342,7 +400,10 @@ describe('compare parts on a tiny release', () => {
     // STM32QA names two targets (QFN8 and UFQFPN20); QZ7101 has no electrical facts; NOPE77 is no part.
     const status = async (part: string, other: string) => {
       const j = await parts({ part, other, topic: 'electrical' })
-      if (j.status !== 'ok') expect(j.entries).toEqual([])
+      if (j.status !== 'ok') {
+        expect(j.entries).toEqual([])
+        expect(j.counts).toEqual({ onlyPart: 0, onlyOther: 0, differs: 0, same: 0 })
+      }
       return [j.status, j.part.status, j.other.status]
     }
     expect(await status('STM32QA', 'NOPE77')).toEqual(['not_found', 'ambiguous', 'not_found'])
@@ -358,8 +419,8 @@ describe('compare parts on a tiny release', () => {
   })
 
   it('signal narrows pins only, peripheral registers only', async () => {
-    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', signal: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'signal' })
-    await expect(parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral' })
+    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', signal: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'signal', message: expect.stringMatching(/signal narrows pins only/) })
+    await expect(parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral', message: expect.stringMatching(/peripheral narrows registers only/) })
     await expect(rel({ part: 'STM32QAT', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral' })
   })
 })
