@@ -12,7 +12,7 @@ export const CORPUS_INVENTORY = resolve(ROOT, '..', 'shared', 'corpus')
 export const CURATION = resolve(ROOT, 'indexer', 'curation', 'curation.json')
 
 /** Everything a release's content depends on: the indexer's code, the model, the schema, the inventory. */
-function buildInputsDigest(): string {
+export function buildInputsDigest(): string {
   const h = createHash('sha256')
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
