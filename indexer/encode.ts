@@ -73,13 +73,40 @@ class Seen {
 const PIECES_KEPT = 1 << 14
 const values = new Seen('":', ',"scope')
 const scopes = new Seen('":', ',"evidence')
+const sources = new Seen('', '')
+
+/**
+ * The tokens of a body's evidence piece (`":[{…}]…}`), cut again right after each `"locator` and
+ * `"excerpt` key (`,"` never occurs inside a JSON string, whose quotes are escaped). A locator's
+ * piece (`":"line 12: /device/…","excerpt`) is counted alone; the others, a source's digest and
+ * path, an excerpt (a derived peripheral's, a sibling device's), recur and are counted once.
+ */
+function evidenceTokens(tail: string): number {
+  let n = 0
+  let from = 0
+  let locator = false
+  for (;;) {
+    const l = tail.indexOf(',"locator', from)
+    const e = tail.indexOf(',"excerpt', from)
+    const cut = l < 0 || (e >= 0 && e < l) ? e : l
+    // Right after the key's name: the quote that follows a letter starts a chunk.
+    const end = cut < 0 ? tail.length : cut + KEY_CUT
+    const piece = tail.slice(from, end)
+    n += locator ? countTokens(piece) : sources.get(piece).tokens
+    if (cut < 0) return n
+    locator = cut === l
+    from = end
+  }
+}
+/** `,"locator` and `,"excerpt` alike. */
+const KEY_CUT = ',"locator'.length
 
 /**
  * A fact's body, its token count and its terms. The count is the sum of the body's pieces, each cut
  * right after a member's key: a chunk of the pre-tokenizer certainly starts at a quote after a
  * letter (countTokens), so each piece counts alone as it does in the body. A recurring member's
  * piece (a register's value in a unit's derived peripherals and sibling devices, a unit's scopes)
- * is counted once:
+ * is counted once, and the evidence by its own pieces (evidenceTokens):
  *   `{"id":"…","topic":"…","name":<name>,"value` `":<value>,"scope` `":<scope>,"evidence` `":<evidence>…}`
  */
 export function encodeFact(f: FactDraft): EncodedFact {
@@ -99,7 +126,7 @@ export function encodeFact(f: FactDraft): EncodedFact {
     name: f.name,
     package: f.scope.package ?? null,
     revisions: revisionTokens(f),
-    tokens: countTokens(head) + value.tokens + scopes.get(scope).tokens + countTokens(tail),
+    tokens: countTokens(head) + value.tokens + scopes.get(scope).tokens + evidenceTokens(tail),
     body: `${head}":${valueJson},"scope":${scope},"evidence${tail}`,
     peripherals: (f.peripherals ?? []).map((p) => p.toUpperCase()),
     terms: factTerms(f.name, f.value, value.terms).join(' ')

@@ -5,7 +5,7 @@ import { encodeFact } from '../../indexer/encode.js'
 
 /*
  * encodeFact counts a body's tokens piece by piece (cut after the keys "value", "scope" and
- * "evidence", recurring values and scopes counted once): the sum must be the reference tokenizer's
+ * "evidence", and in the evidence after each "locator" and "excerpt"; recurring pieces counted once): the sum must be the reference tokenizer's
  * count of the whole body, whatever the members hold and whatever was encoded before.
  */
 
@@ -46,6 +46,15 @@ describe('encodeFact: a body token count from its pieces', () => {
         expectExact(draft(name, value, { scope: { device: 'Y', package: 'LQFP100', parts: ['A1', 'B2'] }, agreement: 'agree' }))
         expectExact(draft(name, value, { scope: { device: 'Y', source: 'chip' }, agreement: 'disagree', evidence: [evidence('line 2: "q"', 'a  '), evidence('9', '')] }))
       }
+  })
+
+  it('equals the reference whatever the evidence holds: several sources, keys in any order, key-like text', () => {
+    const other = { excerpt: 'x', locator: 'line 3', sourcePath: 'p', sourceSha256: 'cd'.repeat(32) }
+    const excerpts = ['<a ",\"locator":"x>', 'ends in a letter', 'ends in 42', 'ends in space ', '"', '', 'µ٣ é', '<field>,"excerpt</field>']
+    for (const excerpt of excerpts)
+      for (const locator of ['line 7: /device/peripheral[name=A]', '","excerpt', 'line 12', ''])
+        for (const evidence2 of [[evidence(locator, excerpt)], [evidence(locator, excerpt), evidence('line 1', excerpt)], [other, evidence(locator, excerpt)], [evidence(locator, excerpt), other]])
+          expectExact(draft('R', { v: 1 }, { evidence: evidence2 as FactDraft['evidence'], agreement: evidence2.length > 1 ? 'agree' : undefined }))
   })
 
   it('equals the reference on random members, values and scopes recurring as in a unit', () => {
