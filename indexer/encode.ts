@@ -3,13 +3,13 @@ import type { FactDraft, Topic } from '../src/model/fact.js'
 import { factTerms, valueTerms } from '../src/model/fact-terms.js'
 import { countTokens, TOKENIZER } from '../src/model/tokens.js'
 import { erratumColumn, type ErratumRevisions } from '../src/store/revisions.js'
-import { SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
+import { BODY_DEFLATE_LEVEL, SCHEMA_VERSION } from '../src/store/sqlite/schema.js'
 
 /** Bumped whenever the facts produced from the same sources change: part of every parse cache key. */
 export const INDEXER_FORMAT = 3
 
 /** Everything besides the adapters that shapes a unit's shard (with the zlib version, see unitKey). */
-export const ENCODER = `indexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}`
+export const ENCODER = `indexer ${INDEXER_FORMAT}\nschema ${SCHEMA_VERSION}\ntokenizer ${TOKENIZER}\ndeflate ${BODY_DEFLATE_LEVEL}`
 
 /**
  * A fact as a shard stores it, apart from its place in the shard (its `ord` and the scope prefix of
