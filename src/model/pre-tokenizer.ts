@@ -12,13 +12,15 @@
  * against the pattern's own on the corpus and on adversarial strings.
  */
 
-const LETTER = 1
-const DIGIT = 2
-const SPACE = 4
+export const LETTER = 1
+export const DIGIT = 2
+/** JavaScript's \\s on ASCII, which the pattern's white-space alternatives use. */
+export const SPACE = 4
 const NEWLINE = 8
 const PUNCT = 16
 
-const CLASS = new Uint8Array(128).map((_, c) => {
+/** Each ASCII character's class (the counter's cuts use it too, src/model/tokens.ts). */
+export const CLASS = new Uint8Array(128).map((_, c) => {
   if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) return LETTER
   if (c >= 48 && c <= 57) return DIGIT
   if (c === 10 || c === 13) return SPACE | NEWLINE

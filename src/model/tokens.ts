@@ -1,7 +1,7 @@
 import bpeRanks from 'gpt-tokenizer/bpeRanks/cl100k_base'
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base'
 import { CL100K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/esm/encodingParams/constants'
-import { asciiChunkEnd } from './pre-tokenizer.js'
+import { asciiChunkEnd, CLASS, DIGIT, LETTER, SPACE } from './pre-tokenizer.js'
 
 /** The tokenizer token budgets are counted in (OpenAI's cl100k_base, a real BPE tokenizer). */
 export const TOKENIZER = 'cl100k_base'
@@ -184,14 +184,11 @@ function chunkedCount(text: string, start: number, end: number): number {
 const MAX_SEGMENT = 512
 
 const QUOTE = 34
-const SPACE = 32
+const SPACE_CHAR = 32
 const TAB = 9
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 const isDigit = (c: number) => c >= 48 && c <= 57
-const isAlnum = (c: number) => isDigit(c) || ((c | 32) >= 97 && (c | 32) <= 122)
-/** JavaScript's \\s on ASCII, which the pattern's white-space alternatives use. */
-const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13)
 
 /**
  * Exact cl100k_base token count. BPE never merges across the pre-tokenizer's chunks, so the count
@@ -228,7 +225,8 @@ export function countTokens(text: string): number {
       afterSpace = true
       continue
     }
-    if (isDigit(c) && !afterAlnum && !afterSpace) {
+    const k = CLASS[c]!
+    if (k & DIGIT && !afterAlnum && !afterSpace) {
       if (i > start) n += segmentTokens(text, start, i, h)
       start = i
       h = FNV_OFFSET
@@ -244,14 +242,14 @@ export function countTokens(text: string): number {
         continue
       }
     }
-    if (((c === QUOTE && afterAlnum) || ((c === SPACE || c === TAB) && !afterSpace)) && i > start) {
+    if (((c === QUOTE && afterAlnum) || ((c === SPACE_CHAR || c === TAB) && !afterSpace)) && i > start) {
       n += segmentTokens(text, start, i, h)
       start = i
       h = FNV_OFFSET
     }
     h = Math.imul(h ^ c, FNV_PRIME)
-    afterAlnum = isAlnum(c)
-    afterSpace = isSpace(c)
+    afterAlnum = (k & (LETTER | DIGIT)) !== 0
+    afterSpace = (k & SPACE) !== 0
   }
   return start < len ? n + segmentTokens(text, start, len, h) : n
 }
