@@ -45,29 +45,29 @@ describe('nxp features: the reader', () => {
       '#endif', // 15
       '#endif'
     )
-    expect(problems).toEqual([[10, 'not a preprocessor line or comment: int x;']])
-    expect(header.defines.map((d) => [d.name, d.value, d.line, d.endLine, d.comment, d.frames])).toEqual([
+    expect(problems).toStrictEqual([[10, 'not a preprocessor line or comment: int x;']])
+    expect(header.defines.map((d) => [d.name, d.value, d.line, d.endLine, d.comment, d.frames])).toStrictEqual([
       ['A', '1', 4, 4, { body: '// A line comment.', line: 3 }, []],
       ['B', '2', 8, 8, undefined, []],
       ['C', '3', 11, 11, undefined, []],
       ['D', '4', 14, 14, undefined, [{ kind: 'other', line: 13, condition: '#if FOO' }]]
     ])
     expect(header.allPartsKnown).toBe(true)
-    expect([...header.parts]).toEqual([])
+    expect([...header.parts]).toStrictEqual([])
   })
 
   it('an #ifndef not followed by its own #define is a condition like any other', () => {
     const { header, problems } = read('#ifndef GUARD', '#define OTHER 1', '#endif', '#ifndef G2', '#endif', '#define AFTER 1')
-    expect(problems).toEqual([])
-    expect(header.defines.map((d) => [d.name, d.frames])).toEqual([
+    expect(problems).toStrictEqual([])
+    expect(header.defines.map((d) => [d.name, d.frames])).toStrictEqual([
       ['OTHER', [{ kind: 'other', line: 1, condition: '#ifndef GUARD' }]],
       ['AFTER', []]
     ])
     // Only at the top level, and only a bare name, can be a guard.
     const nested = read('#if FOO', '#ifndef G', '#define G', '#endif', '#endif')
-    expect(nested.header.defines.map((d) => [d.name, d.frames.map((f) => f.line)])).toEqual([['G', [1, 2]]])
+    expect(nested.header.defines.map((d) => [d.name, d.frames.map((f) => f.line)])).toStrictEqual([['G', [1, 2]]])
     const expr = read('#ifndef G || H', '#define G', '#endif')
-    expect(expr.header.defines.map((d) => [d.name, d.frames])).toEqual([['G', [{ kind: 'other', line: 1, condition: '#ifndef G || H' }]]])
+    expect(expr.header.defines.map((d) => [d.name, d.frames])).toStrictEqual([['G', [{ kind: 'other', line: 1, condition: '#ifndef G || H' }]]])
   })
 
   it('defines: parameters, continuation lines joined, comments removed, spaces collapsed; directives with spaces around #', () => {
@@ -80,11 +80,11 @@ describe('nxp features: the reader', () => {
       '#define (x) 1',
       '#define 1A 1'
     )
-    expect(problems).toEqual([
+    expect(problems).toStrictEqual([
       [6, '#define without a macro name: #define (x) 1'],
       [7, '#define without a macro name: #define 1A 1']
     ])
-    expect(header.defines.map((d) => [d.name, d.params, d.value, d.line, d.endLine])).toEqual([
+    expect(header.defines.map((d) => [d.name, d.params, d.value, d.line, d.endLine])).toStrictEqual([
       ['F', '(x, y)', '((x) + (y))', 1, 2],
       ['SPACED', undefined, '(1U)', 3, 3],
       ['EMPTY', undefined, '', 4, 4],
@@ -108,16 +108,16 @@ describe('nxp features: the reader', () => {
       '#endif',
       '#endif'
     )
-    expect(problems).toEqual([])
+    expect(problems).toStrictEqual([])
     // CPU_AB on line 1 does not count as CPU_A's; B is on the continuation line.
-    expect([...header.parts]).toEqual([
+    expect([...header.parts]).toStrictEqual([
       ['A', 1],
       ['AB', 1],
       ['B', 2],
       ['C', 4],
       ['D', 9]
     ])
-    expect(header.defines.map((d) => [d.name, d.frames])).toEqual([
+    expect(header.defines.map((d) => [d.name, d.frames])).toStrictEqual([
       ['IN_A', [{ kind: 'parts', line: 1, parts: ['A', 'AB', 'B'] }]],
       ['IN_C', [{ kind: 'parts', line: 4, parts: ['C'] }]],
       ['IN_ELSE', [{ kind: 'else', line: 6, excluded: ['A', 'AB', 'B', 'C'] }]],
@@ -132,7 +132,7 @@ describe('nxp features: the reader', () => {
     expect(header.allPartsKnown).toBe(true)
     // The part written first on a line that names it only as a longer name's prefix.
     const later = read('#if defined(CPU_XY) || \\', '    defined(CPU_X)', '#endif')
-    expect([...later.header.parts]).toEqual([
+    expect([...later.header.parts]).toStrictEqual([
       ['XY', 1],
       ['X', 2]
     ])
@@ -152,19 +152,19 @@ describe('nxp features: the reader', () => {
       '#endif', // 10
       '#endif'
     )
-    expect(problems).toEqual([
+    expect(problems).toStrictEqual([
       [1, NOT_PARTS('if', 'defined(CPU_A) && defined(FOO)')],
       [3, NOT_PARTS('if', '')],
       [9, NOT_PARTS('ifndef', 'CPU_B')]
     ])
     expect(header.allPartsKnown).toBe(false)
-    expect(header.defines[0]!.frames).toEqual([{ kind: 'other', line: 5, condition: '#ifdef __ZEPHYR__' }])
+    expect(header.defines[0]!.frames).toStrictEqual([{ kind: 'other', line: 5, condition: '#ifdef __ZEPHYR__' }])
     // A CPU_ name inside a longer word is not a part condition; an #ifdef of a non-part is not refused.
-    expect(read('#if MY_CPU_A', '#endif', '#ifdef X', '#endif').problems).toEqual([])
+    expect(read('#if MY_CPU_A', '#endif', '#ifdef X', '#endif').problems).toStrictEqual([])
     expect(read('#if MY_CPU_A', '#endif').header.allPartsKnown).toBe(true)
     // The reason quotes the first 120 characters of the condition.
     const long = 'defined(CPU_A) && ' + 'x'.repeat(200)
-    expect(read(`#if ${long}`, '#endif').problems).toEqual([[1, NOT_PARTS('if', long.slice(0, 120))]])
+    expect(read(`#if ${long}`, '#endif').problems).toStrictEqual([[1, NOT_PARTS('if', long.slice(0, 120))]])
   })
 
   it('#elif: refused when not about parts in a parts chain, or about parts after another condition', () => {
@@ -184,7 +184,7 @@ describe('nxp features: the reader', () => {
       '#elif QUX && CPU_D',
       '#endif'
     )
-    expect(problems).toEqual([
+    expect(problems).toStrictEqual([
       [2, NOT_PARTS('elif', 'FOO')],
       [4, '#elif of parts after a condition that is not about parts (line 2)'],
       [11, '#elif of parts after a condition that is not about parts (line 10)'],
@@ -193,18 +193,18 @@ describe('nxp features: the reader', () => {
     ])
     expect(header.allPartsKnown).toBe(false)
     // Parts an #elif names are parts of the file even when its branch cannot be placed.
-    expect([...header.parts]).toEqual([
+    expect([...header.parts]).toStrictEqual([
       ['A', 1],
       ['B', 4],
       ['C', 11]
     ])
-    expect(header.defines.map((d) => [d.name, d.frames])).toEqual([
+    expect(header.defines.map((d) => [d.name, d.frames])).toStrictEqual([
       ['AFTER_FOO', [{ kind: 'other', line: 2, condition: '#elif FOO' }]],
       ['AFTER_B', [{ kind: 'other', line: 4, condition: '#elif defined(CPU_B)' }]],
       ['ELSE', [{ kind: 'other', line: 6, condition: '#else' }]]
     ])
     // A plain condition chain: no problem.
-    expect(read('#if BAR', '#elif BAZ', '#endif').problems).toEqual([])
+    expect(read('#if BAR', '#elif BAZ', '#endif').problems).toStrictEqual([])
     expect(read('#if BAR', '#elif BAZ', '#endif').header.allPartsKnown).toBe(true)
   })
 
@@ -229,7 +229,7 @@ describe('nxp features: the reader', () => {
       '/* not closed',
       '#endif'
     )
-    expect(problems).toEqual([
+    expect(problems).toStrictEqual([
       [1, '#elif without an open #if'],
       [2, '#else without an open #if'],
       [3, '#endif without an open #if'],
@@ -246,16 +246,16 @@ describe('nxp features: the reader', () => {
 
   it('a comment that opens with /*/ is not closed by it; CRLF line ends', () => {
     const { header, problems } = read('/*/ still open', 'closed here */', '#define A 1')
-    expect(problems).toEqual([])
-    expect(header.defines[0]!.comment).toEqual({ body: '/*/ still open\nclosed here */', line: 1 })
+    expect(problems).toStrictEqual([])
+    expect(header.defines[0]!.comment).toStrictEqual({ body: '/*/ still open\nclosed here */', line: 1 })
     const crlf = readFeaturesHeader('#if defined(CPU_A)\r\n#define A 1\r\n#endif\r\n', 'X_features.h', [])
-    expect(crlf.defines.map((d) => [d.name, d.value, d.line])).toEqual([['A', '1', 2]])
-    expect([...crlf.parts]).toEqual([['A', 1]])
+    expect(crlf.defines.map((d) => [d.name, d.value, d.line])).toStrictEqual([['A', '1', 2]])
+    expect([...crlf.parts]).toStrictEqual([['A', 1]])
   })
 
   it('a directive line of 80+ characters that is not one is quoted to 80', () => {
     const t = 'x'.repeat(100)
-    expect(read(`  ${t}  `).problems).toEqual([[1, `not a preprocessor line or comment: ${t.slice(0, 80)}`]])
+    expect(read(`  ${t}  `).problems).toStrictEqual([[1, `not a preprocessor line or comment: ${t.slice(0, 80)}`]])
   })
 })
 
@@ -275,7 +275,7 @@ describe('nxp features: comment text and the parts a define applies to', () => {
   it('appliesTo: all without part blocks, the intersection of nested ones, #else the parts not named, other conditions refused', () => {
     const d = (frames: Define['frames']): Define => ({ name: 'M', value: '1', line: 9, endLine: 9, frames })
     const file = ['A', 'B', 'C', 'D']
-    expect(appliesTo(d([]), file)).toEqual({ parts: 'all' })
+    expect(appliesTo(d([]), file)).toStrictEqual({ parts: 'all' })
     expect(
       appliesTo(
         d([
@@ -284,18 +284,18 @@ describe('nxp features: comment text and the parts a define applies to', () => {
         ]),
         file
       )
-    ).toEqual({ parts: ['B', 'C'] })
-    expect(appliesTo(d([{ kind: 'else', line: 2, excluded: ['A', 'C'] }]), file)).toEqual({ parts: ['B', 'D'] })
+    ).toStrictEqual({ parts: ['B', 'C'] })
+    expect(appliesTo(d([{ kind: 'else', line: 2, excluded: ['A', 'C'] }]), file)).toStrictEqual({ parts: ['B', 'D'] })
     const other = { kind: 'other', line: 3, condition: '#if X' } as const
-    expect(appliesTo(d([{ kind: 'parts', line: 1, parts: ['A'] }, other, { kind: 'parts', line: 4, parts: ['A'] }]), file)).toEqual({ other })
+    expect(appliesTo(d([{ kind: 'parts', line: 1, parts: ['A'] }, other, { kind: 'parts', line: 4, parts: ['A'] }]), file)).toStrictEqual({ other })
   })
 })
 
 describe('nxp features: the adapter', () => {
   it('device and core from the file name; every part with the core; an empty header still a target', () => {
     const r = parse('LPC55S66_cm33_core0_features.h', '#if defined(CPU_LPC55S66JBD100)', '#endif')
-    expect(r.problems).toEqual([])
-    expect(r.targets).toEqual([
+    expect(r.problems).toStrictEqual([])
+    expect(r.targets).toStrictEqual([
       {
         key: 'nxp-features:LPC55S66_cm33_core0',
         topics: ['errata'],
@@ -306,13 +306,13 @@ describe('nxp features: the adapter', () => {
         identity: { vendor: 'NXP Semiconductors', core: 'cm33_core0' }
       }
     ])
-    expect(r.partNumbers).toEqual([
+    expect(r.partNumbers).toStrictEqual([
       { name: 'LPC55S66JBD100', vendor: 'NXP Semiconductors', device: 'LPC55S66_cm33_core0', core: 'cm33_core0', targets: ['nxp-features:LPC55S66_cm33_core0'], sourceSha256: SHA, sourcePath: 'features/nxp/LPC55S66_cm33_core0_features.h', line: 1 }
     ])
     const empty = parse('MKE02Z4_features.h', '')
-    expect(empty.targets.map((t) => [t.description, t.identity])).toEqual([['NXP MCUXpresso SDK feature header of MKE02Z4', { vendor: 'NXP Semiconductors' }]])
-    expect(empty.partNumbers).toEqual([])
-    expect(empty.facts).toEqual([])
+    expect(empty.targets.map((t) => [t.description, t.identity])).toStrictEqual([['NXP MCUXpresso SDK feature header of MKE02Z4', { vendor: 'NXP Semiconductors' }]])
+    expect(empty.partNumbers).toStrictEqual([])
+    expect(empty.facts).toStrictEqual([])
   })
 
   it('erratum macros: both spellings, module names with underscores, flag spellings; other macros and values', () => {
@@ -331,12 +331,12 @@ describe('nxp features: the adapter', () => {
       '#define FSL_FEATURE_Y_HAS_ERRATA_13 (1) + 1',
       '#define FSL_FEATURE_Y_HAS_ERRATA_14 x(1)'
     )
-    expect(r.facts.map((f) => [f.name, f.value])).toEqual([
+    expect(r.facts.map((f) => [f.name, f.value])).toStrictEqual([
       ['errata.6070', { id: '6070', module: 'LP_I2C' }],
       ['errata.050577', { id: '050577', module: 'SEMC' }],
       ['errata.e1a', { id: 'e1a', module: 'X' }]
     ])
-    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
+    expect(r.problems.map((p) => [p.line, p.reason])).toStrictEqual([
       [5, "FSL_FEATURE_Y_HAS_ERRATA_8 is '(2)', not 0 or 1; not read"],
       [6, "FSL_FEATURE_Y_HAS_ERRATA_9 is '1UL', not 0 or 1; not read"],
       [11, "FSL_FEATURE_Y_HAS_ERRATA_13 is '(1) + 1', not 0 or 1; not read"],
@@ -365,15 +365,15 @@ describe('nxp features: the adapter', () => {
       '#define FSL_FEATURE_D_HAS_ERRATA_4 (1)',
       '#endif'
     )
-    expect(r.problems).toEqual([])
+    expect(r.problems).toStrictEqual([])
     // File parts: P1, P2, P3, P4. The #else (line 7) reaches P4 only.
-    expect(r.facts.map((f) => [f.name, f.scope])).toEqual([
+    expect(r.facts.map((f) => [f.name, f.scope])).toStrictEqual([
       ['errata.1', { device: 'S', parts: ['P3', 'P4'] }],
       ['errata.2', { device: 'S', parts: ['P1', 'P2', 'P3'] }],
       ['errata.3', { device: 'S', parts: ['P4'] }],
       ['errata.4', { device: 'S' }]
     ])
-    expect(r.facts.map((f) => f.evidence.map((e) => e.locator))).toEqual([
+    expect(r.facts.map((f) => f.evidence.map((e) => e.locator))).toStrictEqual([
       ['line 5: #define FSL_FEATURE_A_HAS_ERRATA_1 (in the block at line 4)', 'line 12: #define FSL_FEATURE_A_HAS_ERRATA_1 (in the block at line 10)'],
       ['line 3: #define FSL_FEATURE_B_HAS_ERRATA_2 (in the block at line 2)', 'line 6: #define FSL_FEATURE_B_HAS_ERRATA_2 (in the block at line 4)'],
       ['line 8: #define FSL_FEATURE_C_HAS_ERRATA_3 (in the block at line 7)', 'line 11: #define FSL_FEATURE_C_HAS_ERRATA_3 (in the block at line 10)'],
@@ -381,10 +381,10 @@ describe('nxp features: the adapter', () => {
     ])
     // Blocks that together reach every part: no parts listed.
     const every = parse('T_features.h', '#if defined(CPU_P1)', '#define FSL_FEATURE_A_HAS_ERRATA_1 (1)', '#else', '#define FSL_FEATURE_A_HAS_ERRATA_1 (1)', '#endif', '#if defined(CPU_P2)', '#endif')
-    expect(every.facts.map((f) => f.scope)).toEqual([{ device: 'T' }])
+    expect(every.facts.map((f) => f.scope)).toStrictEqual([{ device: 'T' }])
     // Nested blocks: the parts both allow.
     const nested = parse('N_features.h', '#if defined(CPU_P1) || defined(CPU_P2)', '#if defined(CPU_P2) || defined(CPU_P3)', '#define FSL_FEATURE_A_HAS_ERRATA_1 (1)', '#endif', '#endif')
-    expect(nested.facts.map((f) => f.scope)).toEqual([{ device: 'N', parts: ['P2'] }])
+    expect(nested.facts.map((f) => f.scope)).toStrictEqual([{ device: 'N', parts: ['P2'] }])
   })
 
   it('title from the comment above the first define that sets it; evidence from the comment to the last line', () => {
@@ -401,25 +401,25 @@ describe('nxp features: the adapter', () => {
       ' * really. */',
       '#define FSL_FEATURE_B_HAS_ERRATA_2 (1)' // 10
     )
-    expect(r.problems).toEqual([])
-    expect(r.facts.map((f) => [f.name, f.value, f.scope])).toEqual([
+    expect(r.problems).toStrictEqual([])
+    expect(r.facts.map((f) => [f.name, f.value, f.scope])).toStrictEqual([
       ['errata.1', { id: '1', module: 'A' }, { device: 'V' }],
       ['errata.2', { id: '2', module: 'B', title: 'Has errata 2, really.' }, { device: 'V' }]
     ])
-    expect(r.facts.map((f) => f.evidence)).toEqual([
+    expect(r.facts.map((f) => f.evidence)).toStrictEqual([
       [
         { sourceSha256: SHA, sourcePath: 'features/nxp/V_features.h', locator: 'line 2: #define FSL_FEATURE_A_HAS_ERRATA_1 (in the block at line 1)', excerpt: '#define FSL_FEATURE_A_HAS_ERRATA_1 \\ (1)' },
         { sourceSha256: SHA, sourcePath: 'features/nxp/V_features.h', locator: 'line 6: #define FSL_FEATURE_A_HAS_ERRATA_1 (in the block at line 4)', excerpt: '/* @brief Second. */ #define FSL_FEATURE_A_HAS_ERRATA_1 (1)' }
       ],
       [{ sourceSha256: SHA, sourcePath: 'features/nxp/V_features.h', locator: 'line 10: #define FSL_FEATURE_B_HAS_ERRATA_2', excerpt: '/* @brief Has errata 2, * really. */ #define FSL_FEATURE_B_HAS_ERRATA_2 (1)' }]
     ])
-    for (const f of r.facts) expect([f.target, f.topic]).toEqual(['nxp-features:V', 'errata'])
+    for (const f of r.facts) expect([f.target, f.topic]).toStrictEqual(['nxp-features:V', 'errata'])
   })
 
   it('a flag 1 under a condition not about parts is refused, and does not make the flag a fact elsewhere', () => {
     const r = parse('W_features.h', '#define FSL_FEATURE_A_HAS_ERRATA_1 (0)', '#ifdef __ZEPHYR__', '#define FSL_FEATURE_A_HAS_ERRATA_1 (1)', '#endif')
-    expect(r.facts).toEqual([])
-    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([[3, 'FSL_FEATURE_A_HAS_ERRATA_1 is 1 under a condition that is not about parts (line 2); which parts it applies to is not known, not read']])
+    expect(r.facts).toStrictEqual([])
+    expect(r.problems.map((p) => [p.line, p.reason])).toStrictEqual([[3, 'FSL_FEATURE_A_HAS_ERRATA_1 is 1 under a condition that is not about parts (line 2); which parts it applies to is not known, not read']])
   })
 
   it('a file not named <device>_features.h is refused without a target; several files in order, one unit each', () => {
@@ -427,11 +427,11 @@ describe('nxp features: the adapter', () => {
     const b = art('features.h', '')
     const c = art('MK64F12_features.h', '#if defined(CPU_MK64FN1M0VLL12)\n#endif\n')
     const r = nxpFeaturesAdapter.parse([a, b, c])
-    expect(r.targets.map((t) => t.key)).toEqual(['nxp-features:MKL25Z4', 'nxp-features:MK64F12'])
-    expect(r.problems).toEqual([{ file: b.path, reason: 'not named <device>_features.h: features.h' }])
-    expect(r.partNumbers!.map((p) => p.name)).toEqual(['MKL25Z128VLK4', 'MK64FN1M0VLL12'])
-    expect(nxpFeaturesAdapter.units!([a, b, c])).toEqual([[a], [b], [c]])
+    expect(r.targets.map((t) => t.key)).toStrictEqual(['nxp-features:MKL25Z4', 'nxp-features:MK64F12'])
+    expect(r.problems).toStrictEqual([{ file: b.path, reason: 'not named <device>_features.h: features.h' }])
+    expect(r.partNumbers!.map((p) => p.name)).toStrictEqual(['MKL25Z128VLK4', 'MK64FN1M0VLL12'])
+    expect(nxpFeaturesAdapter.units!([a, b, c])).toStrictEqual([[a], [b], [c]])
     expect(nxpFeaturesAdapter.name).toBe('nxp-features')
-    expect(nxpFeaturesAdapter.kinds).toEqual(['nxp-mcux-features-header'])
+    expect(nxpFeaturesAdapter.kinds).toStrictEqual(['nxp-mcux-features-header'])
   })
 })

@@ -26,7 +26,8 @@ const HEAD = ['name: Q Series', 'manufacturer:', '  id: 0x20', '  cc: 0x0', 'var
 const ev = (line: number, j: number, variant: string, excerpt: string) => [{ sourceSha256: SHA, sourcePath: PATH, locator: `line ${line}: /variants[name=${variant}]/memory_map/${j}`, excerpt }]
 
 describe('probe-rs: memory facts', () => {
-  const r = parse(
+  // Built in each test: a mutant that throws while building must fail tests, not their collection.
+  const parsed = () => parse(
     ...HEAD,
     '- name: Q1', // 6
     '  cores:',
@@ -68,8 +69,9 @@ describe('probe-rs: memory facts', () => {
   )
 
   it('one fact a region: kind from the tag, address, size, access as written, cores, alias', () => {
-    expect(r.problems).toEqual([])
-    expect(r.facts.map((f) => [f.name, f.value])).toEqual([
+    const r = parsed()
+    expect(r.problems).toStrictEqual([])
+    expect(r.facts.map((f) => [f.name, f.value])).toStrictEqual([
       ['FLASH', { kind: 'flash', start: '0x08000000', size: 0x10000, access: { read: true, boot: true }, cores: ['main'] }],
       // `access: {}` sets nothing; `cores: main` is not a list.
       ['RAM', { kind: 'ram', start: '0x20000000', size: 0x4000 }],
@@ -81,12 +83,13 @@ describe('probe-rs: memory facts', () => {
     for (const f of r.facts) {
       expect(f.target).toBe('probe-rs:Q1')
       expect(f.topic).toBe('memory')
-      expect(f.scope).toEqual({ device: 'Q1' })
+      expect(f.scope).toStrictEqual({ device: 'Q1' })
     }
   })
 
   it('evidence: from the tag line (the line before the first member) to the last member', () => {
-    expect(r.facts.map((f) => f.evidence)).toEqual([
+    const r = parsed()
+    expect(r.facts.map((f) => f.evidence)).toStrictEqual([
       ev(11, 0, 'Q1', '- !Nvm name: FLASH range: start: 0x8000000 end: 0x8010000 access: read: true boot: true cores: - main - 7'),
       ev(22, 1, 'Q1', '- !Ram range: start: 0x20000000 end: 0x20004000 access: {} cores: main'),
       // A flow map starts on its tag's own line.
@@ -97,10 +100,11 @@ describe('probe-rs: memory facts', () => {
   })
 
   it('the variant is a target of its own; the part number has its sizes (boot flash; RAM but aliases, empty RAM counted)', () => {
-    expect(r.targets).toEqual([
+    const r = parsed()
+    expect(r.targets).toStrictEqual([
       { key: 'probe-rs:Q1', topics: ['memory'], device: 'Q1', sourceSha256: SHA, sourcePath: PATH, identity: { vendor: 'STMicroelectronics', series: 'Q Series', cpu: 'armv7em' } }
     ])
-    expect(r.partNumbers).toEqual([
+    expect(r.partNumbers).toStrictEqual([
       { name: 'Q1', vendor: 'STMicroelectronics', family: 'Q Series', core: 'armv7em', flashKb: 64, ramKb: 16, targets: ['probe-rs:Q1'], sourceSha256: SHA, sourcePath: PATH, line: 6 }
     ])
   })
@@ -123,20 +127,20 @@ describe('probe-rs: flash and RAM sizes', () => {
         '  - !Nvm {range: {start: 0x10000, end: 0x12000}, access: {boot: true}}',
         '  - !Ram {range: {start: 0x2000, end: 0x2400}, is_alias: true}'
       )
-    ).toEqual({ flashKb: 8, ramKb: 2, targets: ['probe-rs:Q2'] })
+    ).toStrictEqual({ flashKb: 8, ramKb: 2, targets: ['probe-rs:Q2'] })
   })
 
   it('no boot Nvm: no flash size; no RAM region: no RAM size', () => {
-    expect(sizes('- name: Q3', '  memory_map:', '  - !Nvm {range: {start: 0x0, end: 0x800}}', '  - !Generic {range: {start: 0x1000, end: 0x1800}}')).toEqual({ flashKb: undefined, ramKb: undefined, targets: ['probe-rs:Q3'] })
+    expect(sizes('- name: Q3', '  memory_map:', '  - !Nvm {range: {start: 0x0, end: 0x800}}', '  - !Generic {range: {start: 0x1000, end: 0x1800}}')).toStrictEqual({ flashKb: undefined, ramKb: undefined, targets: ['probe-rs:Q3'] })
   })
 
   it('an empty or missing memory map: no sizes and no memory target', () => {
     for (const map of [['  memory_map: []'], ['  memory_map: none'], []]) {
       const out = parse(...HEAD, '- name: Q4', '  cores: [{name: a, type: armv6m}]', ...map)
-      expect(out.problems).toEqual([])
-      expect(out.targets).toEqual([])
-      expect(out.facts).toEqual([])
-      expect(out.partNumbers).toEqual([{ name: 'Q4', vendor: 'STMicroelectronics', family: 'Q Series', core: 'armv6m', sourceSha256: SHA, sourcePath: PATH, line: 6 }])
+      expect(out.problems).toStrictEqual([])
+      expect(out.targets).toStrictEqual([])
+      expect(out.facts).toStrictEqual([])
+      expect(out.partNumbers).toStrictEqual([{ name: 'Q4', vendor: 'STMicroelectronics', family: 'Q Series', core: 'armv6m', sourceSha256: SHA, sourcePath: PATH, line: 6 }])
     }
   })
 
@@ -154,10 +158,10 @@ describe('probe-rs: flash and RAM sizes', () => {
     ] as const
     for (const [region, line] of bad) {
       const out = parse(...HEAD, '- name: Q5', '  memory_map:', '  - !Nvm {range: {start: 0x0, end: 0x800}, access: {boot: true}}', region, '  - !Ram {range: {start: 0x0, end: 0x400}}')
-      expect(out.problems, region).toEqual([{ file: PATH, line, reason: 'Q5: memory region without a tag and a numeric range (start <= end); no memory sizes for this variant' }])
-      expect(out.facts, region).toEqual([])
-      expect(out.targets, region).toEqual([])
-      expect(out.partNumbers, region).toEqual([{ name: 'Q5', vendor: 'STMicroelectronics', family: 'Q Series', sourceSha256: SHA, sourcePath: PATH, line: 6 }])
+      expect(out.problems, region).toStrictEqual([{ file: PATH, line, reason: 'Q5: memory region without a tag and a numeric range (start <= end); no memory sizes for this variant' }])
+      expect(out.facts, region).toStrictEqual([])
+      expect(out.targets, region).toStrictEqual([])
+      expect(out.partNumbers, region).toStrictEqual([{ name: 'Q5', vendor: 'STMicroelectronics', family: 'Q Series', sourceSha256: SHA, sourcePath: PATH, line: 6 }])
     }
   })
 })
@@ -182,12 +186,12 @@ describe('probe-rs: family, variants and cores', () => {
       '  memory_map:', // 15
       '  - !Ram {range: {start: 0x0, end: 0x400}}'
     )
-    expect(out.problems).toEqual([])
-    expect(out.partNumbers).toEqual([
+    expect(out.problems).toStrictEqual([])
+    expect(out.partNumbers).toStrictEqual([
       { name: 'A1', family: 'Anon', core: 'riscv', sourceSha256: SHA, sourcePath: PATH, line: 4 },
       { name: 'A2', family: 'Anon', ramKb: 1, targets: ['probe-rs:A2'], sourceSha256: SHA, sourcePath: PATH, line: 13 }
     ])
-    expect(out.targets.map((t) => t.identity)).toEqual([{ series: 'Anon' }])
+    expect(out.targets.map((t) => t.identity)).toStrictEqual([{ series: 'Anon' }])
   })
 
   it('variants without a name are reported and skipped; a name listed twice keeps the first', () => {
@@ -201,51 +205,53 @@ describe('probe-rs: family, variants and cores', () => {
       '- name: Q7',
       '  memory_map: [!Ram {range: {start: 0x0, end: 0x400}}]'
     )
-    expect(out.problems.map((p) => [p.line, p.reason])).toEqual([
+    expect(out.problems.map((p) => [p.line, p.reason])).toStrictEqual([
       [6, 'variant without a name'],
       [7, 'variant without a name'],
       [8, 'variant without a name'],
       [11, 'variant Q7 is listed twice; the first is kept']
     ])
-    expect(out.partNumbers!.map((p) => [p.name, p.ramKb, p.line])).toEqual([['Q7', 2, 9]])
-    expect(out.targets.map((t) => t.key)).toEqual(['probe-rs:Q7'])
-    expect(out.facts.map((f) => f.value.size)).toEqual([0x800])
+    expect(out.partNumbers!.map((p) => [p.name, p.ramKb, p.line])).toStrictEqual([['Q7', 2, 9]])
+    expect(out.targets.map((t) => t.key)).toStrictEqual(['probe-rs:Q7'])
+    expect(out.facts.map((f) => f.value.size)).toStrictEqual([0x800])
   })
 
   it('a manufacturer without a numeric cc and id is reported; the parts come without a vendor', () => {
     for (const [cc, id] of [['x', '0x20'], ['0', '1.5'], ['0', '"0x20"']]) {
       const out = parse('name: Q', 'manufacturer:', `  cc: ${cc}`, `  id: ${id}`, 'variants:', '- name: Q8')
-      expect(out.problems.map((p) => [p.line, p.reason])).toEqual([[3, 'manufacturer without a numeric cc and id']])
-      expect(out.partNumbers).toEqual([{ name: 'Q8', family: 'Q', sourceSha256: SHA, sourcePath: PATH, line: 6 }])
+      expect(out.problems.map((p) => [p.line, p.reason])).toStrictEqual([[3, 'manufacturer without a numeric cc and id']])
+      expect(out.partNumbers).toStrictEqual([{ name: 'Q8', family: 'Q', sourceSha256: SHA, sourcePath: PATH, line: 6 }])
     }
   })
 })
 
 describe('probe-rs: files refused whole', () => {
   it('malformed YAML: the first line of the message, without its position, at the line of the error', () => {
-    expect(problems('name: Q', 'name: R')).toEqual([[2, 'malformed YAML: Map keys must be unique']])
-    expect(problems('name: Q', '\tvariants: x')).toEqual([[2, 'malformed YAML: Tabs are not allowed as indentation']])
+    expect(problems('name: Q', 'name: R')).toStrictEqual([[2, 'malformed YAML: Map keys must be unique']])
+    expect(problems('name: Q', '\tvariants: x')).toStrictEqual([[2, 'malformed YAML: Tabs are not allowed as indentation']])
+    // Past line 9 and column 9: the position the message ends with is cut whatever its digits.
+    expect(problems('name: Q', ...Array(8).fill('#'), 'variants:', '- {name: A, cores: [], name: B}')).toStrictEqual([[11, 'malformed YAML: Map keys must be unique']])
   })
 
   it('a document that is not a mapping, at its line (1 when empty)', () => {
     const reason = 'not a probe-rs target file: the document is not a mapping'
-    expect(problems('# only a comment', '', '- name: Q')).toEqual([[3, reason]])
-    expect(problems('# only a comment')).toEqual([[1, reason]])
-    expect(problems('', 'plain words')).toEqual([[2, reason]])
+    expect(problems('# only a comment', '', '- name: Q')).toStrictEqual([[3, reason]])
+    expect(problems('# only a comment')).toStrictEqual([[1, reason]])
+    expect(problems('', 'plain words')).toStrictEqual([[2, reason]])
   })
 
   it('no name, at the mapping line', () => {
-    for (const name of ['name: ""', 'name: 7', 'title: Q']) expect(problems('# x', name, 'variants:', '- name: Q')).toEqual([[2, 'target file has no name']])
+    for (const name of ['name: ""', 'name: 7', 'title: Q']) expect(problems('# x', name, 'variants:', '- name: Q')).toStrictEqual([[2, 'target file has no name']])
   })
 
   it('no variants: at the variants value, or at the mapping without one', () => {
     const reason = 'target file has no variants'
-    expect(problems('name: Q', 'variants: []')).toEqual([[2, reason]])
-    expect(problems('name: Q', 'variants:', '  name: Q1')).toEqual([[3, reason]])
-    expect(problems('# x', 'name: Q')).toEqual([[2, reason]])
+    expect(problems('name: Q', 'variants: []')).toStrictEqual([[2, reason]])
+    expect(problems('name: Q', 'variants:', '  name: Q1')).toStrictEqual([[3, reason]])
+    expect(problems('# x', 'name: Q')).toStrictEqual([[2, reason]])
     for (const r of [parse('name: Q', 'variants: []'), parse('name: Q')]) {
       expect(r.partNumbers).toBeUndefined()
-      expect(r.targets).toEqual([])
+      expect(r.targets).toStrictEqual([])
     }
   })
 })
@@ -258,6 +264,6 @@ describe('probe-rs: adapter', () => {
 
   it('names itself and its kind', () => {
     expect(probeRsAdapter.name).toBe('probe-rs')
-    expect(probeRsAdapter.kinds).toEqual(['probe-rs-target'])
+    expect(probeRsAdapter.kinds).toStrictEqual(['probe-rs-target'])
   })
 })

@@ -155,18 +155,20 @@ const CHIP = {
 describe('stm32-data: a two-core chip', () => {
   const text = JSON.stringify(CHIP, null, 2)
   const a = art('STM32Q745ZI', text)
-  const r = stm32DataAdapter.parse([a])
+  // Built in each test: a mutant that throws while building must fail tests, not their collection.
+  const parsed = () => stm32DataAdapter.parse([a])
   const K = 'stm32-data:STM32Q745ZI'
   /** Line of the `{` of the object whose first member is on the line of the last needle. */
   const obj = (...needles: string[]) => lineAfter(text, ...needles) - 1
   const cm7 = (...n: string[]) => lineAfter(text, '"name": "cm7"', ...n)
   const cm4 = (...n: string[]) => lineAfter(text, '"name": "cm4"', ...n)
   const ev = (line: number, ptr: string) => `line ${line}: ${ptr}`
-  const of = (target: string, topic: string) => r.facts.filter((f) => f.target === target && f.topic === topic)
+  const of = (target: string, topic: string) => parsed().facts.filter((f) => f.target === target && f.topic === topic)
 
   it('reports every member it cannot read, at its line', () => {
+    const r = parsed()
     const P = '/cores/0/peripherals'
-    expect(r.problems.map((p) => [p.line, p.reason])).toEqual([
+    expect(r.problems.map((p) => [p.line, p.reason])).toStrictEqual([
       [cm7('"name": "BAD_IRQ"') - 1, '/cores/0/interrupts/3: an interrupt without a name and a whole number; not read'],
       [cm7('"name": "BAD_IRQ"', '"name": "USART1"') - 1, 'interrupts USART1 is given twice in stm32-data:STM32Q745ZI@cm7; the first is kept'],
       [cm7('"channel": "DMA2_CH0"') - 2, `${P}/0/dma_channels/4: DMA channel DMA2_CH0 is not in the core's dma_channels; not read`],
@@ -182,18 +184,18 @@ describe('stm32-data: a two-core chip', () => {
   })
 
   it('interrupts of each core: number and the peripherals whose interrupts name the line, sorted', () => {
-    expect(of(`${K}@cm7`, 'interrupts').map((f) => [f.name, f.value, f.peripherals, f.evidence.map((e) => e.locator)])).toEqual([
+    expect(of(`${K}@cm7`, 'interrupts').map((f) => [f.name, f.value, f.peripherals, f.evidence.map((e) => e.locator)])).toStrictEqual([
       ['WWDG', { number: 0, peripherals: [] }, [], [ev(cm7('"name": "WWDG"') - 1, '/cores/0/interrupts/0')]],
       ['USART1', { number: 37, peripherals: ['USART1'] }, ['USART1'], [ev(cm7('"name": "WWDG"', '"name": "USART1"') - 1, '/cores/0/interrupts/1')]],
       ['SHARED_IRQ', { number: 50, peripherals: ['ADC1', 'TIM1'] }, ['ADC1', 'TIM1'], [ev(cm7('"name": "WWDG"', '"name": "SHARED_IRQ"') - 1, '/cores/0/interrupts/2')]]
     ])
     // The excerpt: the lines the element takes, as written.
     expect(of(`${K}@cm7`, 'interrupts')[0]!.evidence[0]!.excerpt).toBe('{ "name": "WWDG", "number": 0 },')
-    expect(of(`${K}@cm4`, 'interrupts').map((f) => [f.name, f.value, f.scope])).toEqual([['USART1', { number: 37, peripherals: ['USART1'] }, { device: 'STM32Q745ZI' }]])
+    expect(of(`${K}@cm4`, 'interrupts').map((f) => [f.name, f.value, f.scope])).toStrictEqual([['USART1', { number: 37, peripherals: ['USART1'] }, { device: 'STM32Q745ZI' }]])
   })
 
   it('clocks: bus and kernel clock (a mux written as its RCC field), enable, reset or null, stop mode', () => {
-    expect(of(`${K}@cm7`, 'clocks').map((f) => [f.name, f.value, f.peripherals, f.evidence[0]!.locator])).toEqual([
+    expect(of(`${K}@cm7`, 'clocks').map((f) => [f.name, f.value, f.peripherals, f.evidence[0]!.locator])).toStrictEqual([
       [
         'USART1',
         { busClock: 'PCLK2', kernelClock: 'RCC.D2CCIP2R.USART16SEL', kernelClockMux: { register: 'D2CCIP2R', field: 'USART16SEL' }, enable: 'RCC.APB2ENR.USART1EN', reset: 'RCC.APB2RSTR.USART1RST', stopMode: 'Stop' },
@@ -205,14 +207,14 @@ describe('stm32-data: a two-core chip', () => {
     // The whole rcc object, its 16 lines from its key to its closing brace (the line after `stop_mode`), collapsed (cut at 240 characters).
     const rcc = text.split('\n').slice(cm7('"name": "USART1"', '"rcc"') - 1, cm7('"name": "USART1"', '"stop_mode"') + 1).join(' ').replace(/\s+/g, ' ').trim()
     expect(of(`${K}@cm7`, 'clocks')[0]!.evidence[0]!.excerpt).toBe(rcc.length > 240 ? rcc.slice(0, 239) + '…' : rcc)
-    expect(of(`${K}@cm4`, 'clocks').map((f) => [f.name, f.value.kernelClock, f.evidence[0]!.locator])).toEqual([['USART1', 'RCC.D2CCIP2R.USART16SEL', ev(cm4('"rcc"'), '/cores/1/peripherals/0/rcc')]])
+    expect(of(`${K}@cm4`, 'clocks').map((f) => [f.name, f.value.kernelClock, f.evidence[0]!.locator])).toStrictEqual([['USART1', 'RCC.D2CCIP2R.USART16SEL', ev(cm4('"rcc"'), '/cores/1/peripherals/0/rcc')]])
   })
 
   it('dma: a fact per signal, its options in file order; a channel resolved through the core, evidence of the channel once', () => {
     /** An entry's `{`: `above` lines over the last needle. */
     const entry = (k: number, above: number, ...n: string[]) => ev(cm7('"name": "USART1"', '"dma_channels"', ...n) - above, `/cores/0/peripherals/0/dma_channels/${k}`)
     const channel = (k: number, name: string) => ev(cm7(`"name": "${name}"`) - 1, `/cores/0/dma_channels/${k}`)
-    expect(of(`${K}@cm7`, 'dma').map((f) => [f.name, f.value, f.peripherals, f.evidence.map((e) => e.locator)])).toEqual([
+    expect(of(`${K}@cm7`, 'dma').map((f) => [f.name, f.value, f.peripherals, f.evidence.map((e) => e.locator)])).toStrictEqual([
       [
         'USART1.TX',
         {
@@ -237,11 +239,11 @@ describe('stm32-data: a two-core chip', () => {
         [entry(1, 1, '"signal": "RX"'), entry(8, 2, '"dma": "MDMA"')]
       ]
     ])
-    expect(of(`${K}@cm4`, 'dma')).toEqual([])
+    expect(of(`${K}@cm4`, 'dma')).toStrictEqual([])
   })
 
   it('memory: one layout, regions as named, kind, address, size, access and erase/write sizes', () => {
-    expect(of(K, 'memory').map((f) => [f.name, f.value, f.evidence[0]!.locator])).toEqual([
+    expect(of(K, 'memory').map((f) => [f.name, f.value, f.evidence[0]!.locator])).toStrictEqual([
       ['BANK_1', { kind: 'flash', start: '0x08000000', size: 1048576, access: { read: true, write: false, execute: true }, eraseSize: 131072, writeSize: 32 }, ev(obj('"name": "BANK_1"'), '/memory/0/0')],
       ['BANK_2', { kind: 'flash', start: '0x08100000', size: 1048576 }, ev(obj('"name": "BANK_2"'), '/memory/0/1')],
       ['EEPROM', { kind: 'other', start: '0x08080000', size: 1024 }, ev(obj('"name": "EEPROM"'), '/memory/0/2')],
@@ -251,11 +253,12 @@ describe('stm32-data: a two-core chip', () => {
   })
 
   it('pins: a fact per GPIO of a package entry, positions of shared pads, signals of every core once, AFs by number then name', () => {
+    const r = parsed()
     const pins = r.facts.filter((f) => f.topic === 'pins')
     const pkgPin = (k: number, needle: string) => ev(lineAfter(text, '"name": "STM32Q745ZITx"', needle) - 1, `/packages/0/pins/${k}`)
     const pin = (core: number, p: number, k: number, ...n: string[]) => ev(lineAfter(text, `"name": "${core ? 'cm4' : 'cm7'}"`, ...n) - 1, `/cores/${core}/peripherals/${p}/pins/${k}`)
     const scope = { device: 'STM32Q745ZI', parts: ['STM32Q745ZITx'], package: 'LQFP144' }
-    expect(pins.map((f) => [f.target, f.name, f.value, f.scope, f.peripherals, f.evidence.map((e) => e.locator)])).toEqual([
+    expect(pins.map((f) => [f.target, f.name, f.value, f.scope, f.peripherals, f.evidence.map((e) => e.locator)])).toStrictEqual([
       [
         'stm32-data:STM32Q745ZITx',
         'PA9',
@@ -319,9 +322,10 @@ describe('stm32-data: a two-core chip', () => {
   })
 
   it('targets: the chip (memory), each core, each package entry with pins; identities without a core but the cores own', () => {
+    const r = parsed()
     const identity = { vendor: 'STMicroelectronics', series: 'STM32Q7' }
     const src = { sourceSha256: SHA, sourcePath: a.path }
-    expect(r.targets).toEqual([
+    expect(r.targets).toStrictEqual([
       { key: K, topics: ['memory'], device: 'STM32Q745ZI', ...src, identity },
       { key: `${K}@cm7`, topics: ['clocks', 'dma', 'interrupts'], device: 'STM32Q745ZI', ...src, identity: { ...identity, core: 'cm7' } },
       { key: `${K}@cm4`, topics: ['clocks', 'interrupts'], device: 'STM32Q745ZI', ...src, identity: { ...identity, core: 'cm4' } },
@@ -330,9 +334,10 @@ describe('stm32-data: a two-core chip', () => {
   })
 
   it('part numbers: the chip, each package entry (its pins target too), each core by its own name', () => {
+    const r = parsed()
     const all = [K, `${K}@cm7`, `${K}@cm4`]
     const base = { vendor: 'STMicroelectronics', family: 'STM32Q7', flashKb: 2048, sourceSha256: SHA, sourcePath: a.path }
-    expect(r.partNumbers).toEqual([
+    expect(r.partNumbers).toStrictEqual([
       { name: 'STM32Q745ZI', ...base, targets: all, packages: ['LQFP144', 'TFBGA240'], line: 2 },
       { name: 'STM32Q745ZITx', ...base, targets: [...all, 'stm32-data:STM32Q745ZITx'], device: 'STM32Q745ZI', packages: ['LQFP144'], line: lineAfter(text, '"name": "STM32Q745ZITx"') },
       { name: 'STM32Q745ZIHx', ...base, targets: all, device: 'STM32Q745ZI', packages: ['TFBGA240'], line: lineAfter(text, '"name": "STM32Q745ZIHx"') },
@@ -355,15 +360,15 @@ describe('stm32-data: a one-core chip and one with nothing to state', () => {
     }
     const text = JSON.stringify(chip, null, 2)
     const r = stm32DataAdapter.parse([art('STM32Q031K6', text)])
-    expect(r.problems).toEqual([])
+    expect(r.problems).toStrictEqual([])
     const identity = { vendor: 'STMicroelectronics', series: 'STM32Q0', core: 'cm0p' }
-    expect(r.targets.map((t) => [t.key, t.topics, t.identity])).toEqual([
+    expect(r.targets.map((t) => [t.key, t.topics, t.identity])).toStrictEqual([
       ['stm32-data:STM32Q031K6', ['interrupts', 'memory'], identity],
       ['stm32-data:STM32Q031K6Tx', ['pins'], identity]
     ])
     // An AF-less signal is a signal of the pin, not an alternate function; no BANK_ flash: no flash size.
-    expect(r.facts.find((f) => f.name === 'PA0')!.value).toEqual({ label: 'PA0', package: 'LQFP32', position: '1', positions: ['1'], type: 'I/O', signals: ['TIM2_CH1'], alternateFunctions: [] })
-    expect(r.partNumbers!.map((p) => [p.name, p.flashKb, p.targets, p.core])).toEqual([
+    expect(r.facts.find((f) => f.name === 'PA0')!.value).toStrictEqual({ label: 'PA0', package: 'LQFP32', position: '1', positions: ['1'], type: 'I/O', signals: ['TIM2_CH1'], alternateFunctions: [] })
+    expect(r.partNumbers!.map((p) => [p.name, p.flashKb, p.targets, p.core])).toStrictEqual([
       ['STM32Q031K6', undefined, ['stm32-data:STM32Q031K6'], undefined],
       ['STM32Q031K6Tx', undefined, ['stm32-data:STM32Q031K6', 'stm32-data:STM32Q031K6Tx'], undefined]
     ])
@@ -372,9 +377,9 @@ describe('stm32-data: a one-core chip and one with nothing to state', () => {
   it('no facts: no target, part numbers without targets; no cores, no identity core', () => {
     const chip = { name: 'STM32Q0', family: 'STM32Q', line: 'L', packages: [{ name: 'STM32Q0Tx', package: 'SO8', pins: [{ position: '1', signals: ['VDD'] }] }], memory: [], cores: [] }
     const r = stm32DataAdapter.parse([art('STM32Q0', JSON.stringify(chip, null, 2))])
-    expect(r.problems).toEqual([])
-    expect(r.targets).toEqual([])
-    expect(r.partNumbers!.map((p) => [p.name, p.targets, p.flashKb])).toEqual([
+    expect(r.problems).toStrictEqual([])
+    expect(r.targets).toStrictEqual([])
+    expect(r.partNumbers!.map((p) => [p.name, p.targets, p.flashKb])).toStrictEqual([
       ['STM32Q0', undefined, undefined],
       ['STM32Q0Tx', undefined, undefined]
     ])
@@ -391,8 +396,8 @@ describe('stm32-data: memory layouts and the flash size', () => {
       [region('BANK_1', 32768), region('BANK_1_REGION_2', 32768), region('SRAM', 4096, 'ram', 0x20000000)],
       [region('BANK_1', 65536), region('SRAM', 4096, 'ram', 0x20001000)]
     ])
-    expect(r.problems).toEqual([])
-    expect(r.facts.map((f) => [f.name, f.value.layout, f.evidence[0]!.locator.replace(/^line \d+: /, '')])).toEqual([
+    expect(r.problems).toStrictEqual([])
+    expect(r.facts.map((f) => [f.name, f.value.layout, f.evidence[0]!.locator.replace(/^line \d+: /, '')])).toStrictEqual([
       ['layout1.BANK_1', 'layout1', '/memory/0/0'],
       ['layout1.SRAM', 'layout1', '/memory/0/1'],
       ['layout2.BANK_1', 'layout2', '/memory/1/0'],
@@ -420,7 +425,7 @@ describe('stm32-data: memory layouts and the flash size', () => {
       [region('BANK_1', 65536), region('BANK_2', 65536, 'flash', 0x08010000), { ...region('SRAM', 4096, 'ram', 0x20000000), access: { read: true, write: true, execute: false } }],
       [region('BANK_1', 131072), region('SRAM', 4096, 'ram', 0x20000000)]
     ])
-    expect(r.facts.map((f) => f.name)).toEqual(['dual-bank.BANK_1', 'dual-bank.BANK_2', 'dual-bank.SRAM', 'single-bank.BANK_1', 'single-bank.SRAM'])
+    expect(r.facts.map((f) => f.name)).toStrictEqual(['dual-bank.BANK_1', 'dual-bank.BANK_2', 'dual-bank.SRAM', 'single-bank.BANK_1', 'single-bank.SRAM'])
     expect(r.partNumbers![0]!.flashKb).toBe(128)
   })
 })
@@ -448,24 +453,24 @@ describe('stm32-data: files refused whole', () => {
     expect(line).toBe(3)
     expect(reason).toMatch(/^not JSON: /)
     // Node 20's message for an unexpected token quotes the text, with no position.
-    expect(problems('{\n  "name": "X",\n  "family": oops\n}').map(([l]) => l)).toEqual([undefined])
+    expect(problems('{\n  "name": "X",\n  "family": oops\n}').map(([l]) => l)).toStrictEqual([undefined])
   })
 
   it('the shape: the document, names, packages, memory regions, cores, each at its line', () => {
-    expect(problems('[]')).toEqual([[undefined, 'the document: not an object']])
-    expect(problems('{\n  "name": "",\n  "family": "F",\n  "line": "L"\n}')).toEqual([[2, '/name: not a non-empty string']])
-    expect(problems('{\n  "name": "N",\n  "family": "F"\n}')).toEqual([[undefined, '/line: not a non-empty string']])
-    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": {}\n}')).toEqual([[5, '/packages: not an array']])
-    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    7\n  ]\n}')).toEqual([[6, '/packages/0: not an object']])
-    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    {\n      "name": "P",\n      "package": 1\n    }\n  ]\n}')).toEqual([[8, '/packages/0/package: not a non-empty string']])
+    expect(problems('[]')).toStrictEqual([[undefined, 'the document: not an object']])
+    expect(problems('{\n  "name": "",\n  "family": "F",\n  "line": "L"\n}')).toStrictEqual([[2, '/name: not a non-empty string']])
+    expect(problems('{\n  "name": "N",\n  "family": "F"\n}')).toStrictEqual([[undefined, '/line: not a non-empty string']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": {}\n}')).toStrictEqual([[5, '/packages: not an array']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    7\n  ]\n}')).toStrictEqual([[6, '/packages/0: not an object']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    {\n      "name": "P",\n      "package": 1\n    }\n  ]\n}')).toStrictEqual([[8, '/packages/0/package: not a non-empty string']])
     const memory = (r: string) => `{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [\n    [\n      ${r}\n    ]\n  ]\n}`
-    expect(problems(memory('{ "name": "B", "kind": "flash", "address": "0x0", "size": 1 }'))).toEqual([[8, '/memory/0/0/address: not a number']])
-    expect(problems(memory('{ "name": "B", "kind": "flash", "address": 0 }'))).toEqual([[8, '/memory/0/0/size: not a number']])
-    expect(problems(memory('{ "name": "B", "address": 0, "size": 1 }'))).toEqual([[8, '/memory/0/0/kind: not a non-empty string']])
-    expect(problems(memory('[]'))).toEqual([[8, '/memory/0/0: not an object']])
-    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [\n    {}\n  ]\n}')).toEqual([[7, '/memory/0: not an array']])
-    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [],\n  "cores": [\n    {\n      "name": ""\n    }\n  ]\n}')).toEqual([[9, '/cores/0/name: not a non-empty string']])
-    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": []\n}')).toEqual([[undefined, '/cores: not an array']])
+    expect(problems(memory('{ "name": "B", "kind": "flash", "address": "0x0", "size": 1 }'))).toStrictEqual([[8, '/memory/0/0/address: not a number']])
+    expect(problems(memory('{ "name": "B", "kind": "flash", "address": 0 }'))).toStrictEqual([[8, '/memory/0/0/size: not a number']])
+    expect(problems(memory('{ "name": "B", "address": 0, "size": 1 }'))).toStrictEqual([[8, '/memory/0/0/kind: not a non-empty string']])
+    expect(problems(memory('[]'))).toStrictEqual([[8, '/memory/0/0: not an object']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [\n    {}\n  ]\n}')).toStrictEqual([[7, '/memory/0: not an array']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [],\n  "cores": [\n    {\n      "name": ""\n    }\n  ]\n}')).toStrictEqual([[9, '/cores/0/name: not a non-empty string']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": []\n}')).toStrictEqual([[undefined, '/cores: not an array']])
   })
 
   it('a file that breaks the adapter beyond its shape is one problem, and the next file is still read', () => {
@@ -473,8 +478,8 @@ describe('stm32-data: files refused whole', () => {
     const odd = JSON.stringify({ name: 'N', family: 'F', line: 'L', packages: [], memory: [], cores: [{ name: 'c', peripherals: 5 }] })
     const good = JSON.stringify({ name: 'M', family: 'F', line: 'L', packages: [], memory: [], cores: [] })
     const r = stm32DataAdapter.parse([art('B', good), art('A', odd)])
-    expect(r.problems.map((p) => [p.file, p.line, p.reason.replace(/:.*/, ':')])).toEqual([['chips/stm32-data/A.json', undefined, 'unexpected error:']])
-    expect(r.partNumbers!.map((p) => p.name)).toEqual(['M'])
+    expect(r.problems.map((p) => [p.file, p.line, p.reason.replace(/:.*/, ':')])).toStrictEqual([['chips/stm32-data/A.json', undefined, 'unexpected error:']])
+    expect(r.partNumbers!.map((p) => p.name)).toStrictEqual(['M'])
   })
 
   it('readChip throws a ChipShapeError with the line', () => {
@@ -486,7 +491,7 @@ describe('stm32-data: JSON pointer lines', () => {
   it('keys with escapes, strings ending in a backslash, numbers before every delimiter', () => {
     const text = ['{', '  "a\\\\": "x\\\\",', '  "b\\"c": [1,2 ,', '3\t,\r', '4],', '  "n": {"m": [true, false, null, -1.5e3]}', '}'].join('\n')
     expect(() => JSON.parse(text)).not.toThrow()
-    expect(Object.fromEntries(jsonPointerLines(text, 3))).toEqual({
+    expect(Object.fromEntries(jsonPointerLines(text, 3))).toStrictEqual({
       '/a\\': 2,
       '/b"c': 3,
       '/b"c/0': 3,
@@ -501,14 +506,14 @@ describe('stm32-data: JSON pointer lines', () => {
       '/n/m/3': 6
     })
     // Depth 1: what is below is stepped over, its lines still counted.
-    expect(Object.fromEntries(jsonPointerLines(text, 1))).toEqual({ '/a\\': 2, '/b"c': 3, '/n': 6 })
-    expect(Object.fromEntries(jsonPointerLines(text, 0))).toEqual({})
+    expect(Object.fromEntries(jsonPointerLines(text, 1))).toStrictEqual({ '/a\\': 2, '/b"c': 3, '/n': 6 })
+    expect(Object.fromEntries(jsonPointerLines(text, 0))).toStrictEqual({})
   })
 
   it('empty containers and a scalar document', () => {
-    expect(Object.fromEntries(jsonPointerLines('{ "a": {}, "b": [ ], "c": [\n{}\n] }', 2))).toEqual({ '/a': 1, '/b': 1, '/c': 1, '/c/0': 2 })
-    expect(Object.fromEntries(jsonPointerLines('\n\n7', 3))).toEqual({})
-    expect(Object.fromEntries(jsonPointerLines('[\n\n]', 3))).toEqual({})
+    expect(Object.fromEntries(jsonPointerLines('{ "a": {}, "b": [ ], "c": [\n{}\n] }', 2))).toStrictEqual({ '/a': 1, '/b': 1, '/c': 1, '/c/0': 2 })
+    expect(Object.fromEntries(jsonPointerLines('\n\n7', 3))).toStrictEqual({})
+    expect(Object.fromEntries(jsonPointerLines('[\n\n]', 3))).toStrictEqual({})
   })
 
   it('text that is not JSON: the line and what was expected', () => {
