@@ -172,6 +172,39 @@ describe('modm: memories that give no size, no region or no RAM figure', () => {
   })
 })
 
+describe('modm: package codes and addresses', () => {
+  it('a package code of x only (any case) is a placeholder; an address is 0x and hex digits, nothing else', () => {
+    const r = parseModm(
+      art(
+        'devices/modm/nrf/n.xml',
+        xml(
+          '<modm>',
+          '  <device platform="nrf" name="1" package="x|XX|xa|ax|qf">',
+          '    <naming-schema>n{name}{package}</naming-schema>',
+          '    <memory name="ram" start="0x10" size="16"/>',
+          '    <memory name="sram1" start="0x100z" size="16"/>', // 5
+          '    <memory name="sram2" start="100" size="16"/>',
+          '    <memory name="sram3" start=" 0x10" size="16"/>',
+          '    <memory name="sram4" start="a0x10" size="16"/>',
+          '  </device>',
+          '</modm>'
+        )
+      )
+    )
+    expect(r.problems).toStrictEqual([])
+    expect(r.partNumbers!.map((p) => [p.name, p.packages])).toStrictEqual([
+      ['n1x', undefined],
+      ['n1XX', undefined],
+      ['n1xa', ['xa']],
+      ['n1ax', ['ax']],
+      ['n1qf', ['qf']]
+    ])
+    // Only `ram` has an address; the others still count as RAM (4 x 16 bytes).
+    expect(r.facts.map((f) => f.name)).toStrictEqual(['ram'])
+    expect(r.partNumbers![0]!.ramKb).toBe(80 / 1024)
+  })
+})
+
 describe('modm: files refused whole', () => {
   it('not one <device> in <modm>', () => {
     expect(problems('<foo/>')).toStrictEqual([[1, 'expected <modm> with one <device>, found <foo> with 0']])
@@ -287,14 +320,14 @@ describe('modm: STM32 pins', () => {
         '        <pin position="8" name="PB7"/>', // 25
         '        <pin position="9" name="PF0-OSC_IN"/>',
         '        <pin position="10" name="NRST"/>',
-        '        <other position="11" name="PA1"/>',
+        '        <pin position="6" name="PA0 [PA11]"/>',
         '      </package>',
         '      <package device-package="u" name="UFQFPN20">', // 30
-        '        <pin position="3" name="VDD"/>',
+        '        <pin position="3" name="VDD"/><other position="11" name="PA1"/>',
         '      </package>',
         '    </driver>',
         '    <driver name="gpio2">',
-        '      <gpio port="d" pin="1"/>', // 35
+        '      <gpio port="a" pin="0"><signal af="9" driver="tim" instance="9" name="ch1"/></gpio>', // 35: not the gpio driver
         '    </driver>',
         '  </device>',
         '</modm>'
@@ -346,6 +379,7 @@ describe('modm: STM32 pins', () => {
         [
           `line 23: ${P}/pin[position=6]`,
           `line 24: ${P}/pin[position=7]`,
+          `line 28: ${P}/pin[position=6]`,
           `line 6: ${G}/gpio[port=a][pin=0]`,
           `line 7: ${G}/gpio[port=a][pin=0]/signal[TIM2_CH1]`,
           `line 8: ${G}/gpio[port=a][pin=0]/signal[TIM2_CH1]`,
@@ -356,7 +390,7 @@ describe('modm: STM32 pins', () => {
       [key, 'pins', 'PB7', { label: 'PB7', package: 'LQFP32', position: '8', positions: ['8'], type: 'I/O', signals: ['ADC1_IN7'], alternateFunctions: [] }, scope, ['ADC1'], [`line 25: ${P}/pin[position=8]`, `line 16: ${G}/gpio[port=b][pin=7]`]],
       [key, 'pins', 'PF0', { label: 'PF0-OSC_IN', package: 'LQFP32', position: '9', positions: ['9'], type: 'I/O', signals: [], alternateFunctions: [] }, scope, undefined, [`line 26: ${P}/pin[position=9]`]]
     ])
-    expect(r.facts[0]!.evidence[3]).toStrictEqual({ sourceSha256: SHA, sourcePath: path, locator: `line 7: ${G}/gpio[port=a][pin=0]/signal[TIM2_CH1]`, excerpt: '<signal af="2" driver="tim" instance="2" name="ch1"/>' })
+    expect(r.facts[0]!.evidence[4]).toStrictEqual({ sourceSha256: SHA, sourcePath: path, locator: `line 7: ${G}/gpio[port=a][pin=0]/signal[TIM2_CH1]`, excerpt: '<signal af="2" driver="tim" instance="2" name="ch1"/>' })
   })
 
   it('ST spelling of a modm signal', () => {
@@ -367,13 +401,13 @@ describe('modm: STM32 pins', () => {
     expect(stSignal({})).toStrictEqual({ peripheral: '', signal: '_' })
   })
 
-  it('a signal another size has is not the pin\'s; an identifier two packages admit has no pins', () => {
+  it('a signal another size has is not the pin\'s; an identifier two packages admit, or none, has no pins', () => {
     const out = parseModm(
       art(
         path,
         xml(
           '<modm>',
-          '  <device platform="stm32" family="q0" name="31" size="4|6" package="t">',
+          '  <device platform="stm32" family="q0" name="31" size="4|6|8" package="t">',
           '    <naming-schema>{platform}{family}{name}{size}{package}</naming-schema>',
           '    <driver name="gpio">',
           '      <gpio port="a" pin="1">', // 5

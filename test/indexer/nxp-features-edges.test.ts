@@ -244,6 +244,15 @@ describe('nxp features: the reader', () => {
     ])
   })
 
+  it('a continuation on the last line keeps its backslash; block comments are removed one by one', () => {
+    const { header, problems } = read('#define V 1 /* a */ + /* b */ 2', '#define W 1 \\')
+    expect(problems).toStrictEqual([])
+    expect(header.defines.map((d) => [d.name, d.value, d.line, d.endLine])).toStrictEqual([
+      ['V', '1 + 2', 1, 1],
+      ['W', '1 \\', 2, 2]
+    ])
+  })
+
   it('a comment that opens with /*/ is not closed by it; CRLF line ends', () => {
     const { header, problems } = read('/*/ still open', 'closed here */', '#define A 1')
     expect(problems).toStrictEqual([])

@@ -53,7 +53,8 @@ const CHIP = {
         { position: 5, signals: ['PB0'] },
         { position: '6', signals: 'PB1' },
         { position: '7', signals: [7, 'PB2'] },
-        { position: '2', signals: ['PA9'] }
+        { position: '2', signals: ['PA9'] },
+        null
       ]
     },
     { name: 'STM32Q745ZIHx', package: 'TFBGA240', pins: [] },
@@ -143,11 +144,12 @@ const CHIP = {
             { pin: 'PA9', signal: 'TX', af: 7 },
             { pin: 'PA9', signal: 'RTS', af: 7 }
           ],
-          interrupts: [{ signal: 'GLOBAL', interrupt: 'USART1' }]
+          interrupts: [{ signal: 'GLOBAL', interrupt: 'USART1' }],
+          dma_channels: [{ signal: 'TX', channel: 'DMA3_CH0' }]
         }
       ],
-      interrupts: [{ name: 'USART1', number: 37 }],
-      dma_channels: []
+      interrupts: [{ name: 'USART1', number: 37 }, null],
+      dma_channels: [{ name: 'DMA3_CH0', channel: 0 }]
     }
   ]
 }
@@ -177,9 +179,13 @@ describe('stm32-data: a two-core chip', () => {
       [cm7('"channel": "DMA1_CH2"', '"signal": "RX"') - 1, `${P}/0/dma_channels/7: a DMA entry without a channel, dma or dmamux; not read`],
       [cm7('"name": "ADC1"', '"rcc"'), `${P}/2/rcc: rcc without a bus clock, a kernel clock and an enable field; not read`],
       [cm7('"name": "SPI2"', '"rcc"'), `${P}/3/rcc: rcc without a bus clock, a kernel clock and an enable field; not read`],
+      [cm4('null'), '/cores/1/interrupts/1: an interrupt without a name and a whole number; not read'],
+      // A channel of the core's list without a controller is no channel to resolve to.
+      [cm4('"channel": "DMA3_CH0"') - 2, "/cores/1/peripherals/0/dma_channels/0: DMA channel DMA3_CH0 is not in the core's dma_channels; not read"],
       [cm7('"pin": "PA10"') - 1, `${P}/2/pins/1: a pin entry without a pin, a signal and a whole AF number; not read`],
       [lineAfter(text, '"position": 5') - 1, '/packages/0/pins/4: a package pin without a position and signals; not read'],
-      [lineAfter(text, '"position": "6"') - 1, '/packages/0/pins/5: a package pin without a position and signals; not read']
+      [lineAfter(text, '"position": "6"') - 1, '/packages/0/pins/5: a package pin without a position and signals; not read'],
+      [lineAfter(text, '"name": "STM32Q745ZITx"', 'null'), '/packages/0/pins/8: a package pin without a position and signals; not read']
     ])
   })
 
@@ -386,6 +392,30 @@ describe('stm32-data: a one-core chip and one with nothing to state', () => {
   })
 })
 
+describe('stm32-data: chips without a memory map or without cores', () => {
+  it('two cores and no memory: no chip target, each core part names its own target only', () => {
+    const core = (name: string) => ({ name, peripherals: [], interrupts: [{ name: 'EXTI0', number: 6 }], dma_channels: [] })
+    const chip = { name: 'STM32Q2', family: 'STM32Q', line: 'L', packages: [], memory: [], cores: [core('cm7'), core('cm4')] }
+    const r = stm32DataAdapter.parse([art('STM32Q2', JSON.stringify(chip, null, 2))])
+    expect(r.targets.map((t) => t.key)).toStrictEqual(['stm32-data:STM32Q2@cm7', 'stm32-data:STM32Q2@cm4'])
+    expect(r.partNumbers!.map((p) => [p.name, p.targets])).toStrictEqual([
+      ['STM32Q2', ['stm32-data:STM32Q2@cm7', 'stm32-data:STM32Q2@cm4']],
+      ['STM32Q2_CM7', ['stm32-data:STM32Q2@cm7']],
+      ['STM32Q2_CM4', ['stm32-data:STM32Q2@cm4']]
+    ])
+  })
+
+  it('no cores: the chip and pins targets name no core', () => {
+    const chip = { name: 'STM32Q3', family: 'STM32Q', line: 'L', packages: [{ name: 'STM32Q3Tx', package: 'SO8', pins: [{ position: '1', signals: ['PA0'] }] }], memory: [[{ name: 'SRAM', kind: 'ram', address: 0x20000000, size: 1024 }]], cores: [] }
+    const r = stm32DataAdapter.parse([art('STM32Q3', JSON.stringify(chip, null, 2))])
+    expect(r.problems).toStrictEqual([])
+    expect(r.targets.map((t) => [t.key, t.identity])).toStrictEqual([
+      ['stm32-data:STM32Q3', { vendor: 'STMicroelectronics', series: 'STM32Q' }],
+      ['stm32-data:STM32Q3Tx', { vendor: 'STMicroelectronics', series: 'STM32Q' }]
+    ])
+  })
+})
+
 describe('stm32-data: memory layouts and the flash size', () => {
   const withMemory = (memory: unknown[][]) => stm32DataAdapter.parse([art('STM32M', JSON.stringify({ name: 'STM32M', family: 'F', line: 'L', packages: [], memory, cores: [] }, null, 2))])
   const region = (name: string, size: number, kind = 'flash', address = 0x08000000) => ({ name, kind, address, size })
@@ -452,6 +482,8 @@ describe('stm32-data: files refused whole', () => {
     const [[line, reason]] = problems('{\n  "name": "X"\n  "family": "F"\n}') as [[number, string]]
     expect(line).toBe(3)
     expect(reason).toMatch(/^not JSON: /)
+    // A raw line break in a string: the parser names the break's own position, the end of line 2.
+    expect(problems('{\n  "name": "ab\n"\n}').map(([l]) => l)).toStrictEqual([2])
     // Node 20's message for an unexpected token quotes the text, with no position.
     expect(problems('{\n  "name": "X",\n  "family": oops\n}').map(([l]) => l)).toStrictEqual([undefined])
   })
@@ -462,10 +494,13 @@ describe('stm32-data: files refused whole', () => {
     expect(problems('{\n  "name": "N",\n  "family": "F"\n}')).toStrictEqual([[undefined, '/line: not a non-empty string']])
     expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": {}\n}')).toStrictEqual([[5, '/packages: not an array']])
     expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    7\n  ]\n}')).toStrictEqual([[6, '/packages/0: not an object']])
+    expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    null\n  ]\n}')).toStrictEqual([[6, '/packages/0: not an object']])
     expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [\n    {\n      "name": "P",\n      "package": 1\n    }\n  ]\n}')).toStrictEqual([[8, '/packages/0/package: not a non-empty string']])
     const memory = (r: string) => `{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [\n    [\n      ${r}\n    ]\n  ]\n}`
     expect(problems(memory('{ "name": "B", "kind": "flash", "address": "0x0", "size": 1 }'))).toStrictEqual([[8, '/memory/0/0/address: not a number']])
     expect(problems(memory('{ "name": "B", "kind": "flash", "address": 0 }'))).toStrictEqual([[8, '/memory/0/0/size: not a number']])
+    // JSON.parse reads 1e999 as Infinity: no byte count.
+    expect(problems(memory('{ "name": "B", "kind": "flash", "address": 0, "size": 1e999 }'))).toStrictEqual([[8, '/memory/0/0/size: not a number']])
     expect(problems(memory('{ "name": "B", "address": 0, "size": 1 }'))).toStrictEqual([[8, '/memory/0/0/kind: not a non-empty string']])
     expect(problems(memory('[]'))).toStrictEqual([[8, '/memory/0/0: not an object']])
     expect(problems('{\n  "name": "N",\n  "family": "F",\n  "line": "L",\n  "packages": [],\n  "memory": [\n    {}\n  ]\n}')).toStrictEqual([[7, '/memory/0: not an array']])
@@ -489,7 +524,7 @@ describe('stm32-data: files refused whole', () => {
 
 describe('stm32-data: JSON pointer lines', () => {
   it('keys with escapes, strings ending in a backslash, numbers before every delimiter', () => {
-    const text = ['{', '  "a\\\\": "x\\\\",', '  "b\\"c": [1,2 ,', '3\t,\r', '4],', '  "n": {"m": [true, false, null, -1.5e3]}', '}'].join('\n')
+    const text = ['{', '  "a\\\\": "x\\\\",', '  "b\\"c": [1,2 ,', '3\t,\r', '4],', '  "n": {"m": [true, false, null, -1.5e3], "k": 5}', '}'].join('\n')
     expect(() => JSON.parse(text)).not.toThrow()
     expect(Object.fromEntries(jsonPointerLines(text, 3))).toStrictEqual({
       '/a\\': 2,
@@ -503,7 +538,8 @@ describe('stm32-data: JSON pointer lines', () => {
       '/n/m/0': 6,
       '/n/m/1': 6,
       '/n/m/2': 6,
-      '/n/m/3': 6
+      '/n/m/3': 6,
+      '/n/k': 6
     })
     // Depth 1: what is below is stepped over, its lines still counted.
     expect(Object.fromEntries(jsonPointerLines(text, 1))).toStrictEqual({ '/a\\': 2, '/b"c': 3, '/n': 6 })
