@@ -247,6 +247,7 @@ describe('probe-rs: files refused whole', () => {
   it('no variants: at the variants value, or at the mapping without one', () => {
     const reason = 'target file has no variants'
     expect(problems('name: Q', 'variants: []')).toStrictEqual([[2, reason]])
+    expect(problems('name: Q', 'variants: none')).toStrictEqual([[2, reason]])
     expect(problems('name: Q', 'variants:', '  name: Q1')).toStrictEqual([[3, reason]])
     expect(problems('# x', 'name: Q')).toStrictEqual([[2, reason]])
     for (const r of [parse('name: Q', 'variants: []'), parse('name: Q')]) {
