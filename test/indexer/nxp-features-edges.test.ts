@@ -253,6 +253,34 @@ describe('nxp features: the reader', () => {
     ])
   })
 
+  it('a comment between two tokens is a space; text before the # is no directive; a condition right after its name', () => {
+    const { header, problems } = read('#define V 1/* a */2', 'int y; #define A 1', '#if(FOO)', '#define B 1', '#endif')
+    expect(problems).toStrictEqual([[2, 'not a preprocessor line or comment: int y; #define A 1']])
+    expect(header.defines.map((d) => [d.name, d.value, d.frames])).toStrictEqual([
+      ['V', '1 2', []],
+      ['B', '1', [{ kind: 'other', line: 3, condition: '#if (FOO)' }]]
+    ])
+  })
+
+  it('defined with spaces before the name or its parenthesis, a name continued on the next line, a word ending in defined', () => {
+    const { header, problems } = read('#if defined  CPU_BB || defined (CPU_CC) || defined\\', 'CPU_DD', '#endif', '#if notdefined(CPU_EE)', '#endif')
+    expect([...header.parts]).toStrictEqual([
+      ['BB', 1],
+      ['CC', 1],
+      ['DD', 2]
+    ])
+    expect(problems).toStrictEqual([[4, NOT_PARTS('if', 'notdefined(CPU_EE)')]])
+  })
+
+  it('long conditions and defines are quoted to 120 and 80 characters', () => {
+    const cond = 'defined(CPU_A) && ' + 'y'.repeat(200)
+    const def = '#define (' + 'x'.repeat(100) + ') 1'
+    expect(read('#if defined(CPU_A)', `#elif ${cond}`, '#endif', def).problems).toStrictEqual([
+      [2, NOT_PARTS('elif', cond.slice(0, 120))],
+      [4, `#define without a macro name: ${def.slice(0, 80)}`]
+    ])
+  })
+
   it('a comment that opens with /*/ is not closed by it; CRLF line ends', () => {
     const { header, problems } = read('/*/ still open', 'closed here */', '#define A 1')
     expect(problems).toStrictEqual([])
@@ -279,6 +307,13 @@ describe('nxp features: comment text and the parts a define applies to', () => {
     expect(c('/* a */ */')).toBe('a */')
     expect(c('/* 2 ** 3 */')).toBe('2 ** 3')
     expect(c('/* a\n */ b */')).toBe('a */ b')
+    expect(c('//x//y z')).toBe('x//y z')
+    expect(c('/*x/*y */')).toBe('x/*y')
+    expect(c('/* a **/')).toBe('a')
+    expect(c('/* a */  ')).toBe('a')
+    expect(c('/* a\n ** b */')).toBe('a b')
+    expect(c('/* a\nb */')).toBe('a b')
+    expect(c('/* see @brief x */')).toBe('see @brief x')
   })
 
   it('appliesTo: all without part blocks, the intersection of nested ones, #else the parts not named, other conditions refused', () => {
@@ -439,6 +474,8 @@ describe('nxp features: the adapter', () => {
     expect(r.targets.map((t) => t.key)).toStrictEqual(['nxp-features:MKL25Z4', 'nxp-features:MK64F12'])
     expect(r.problems).toStrictEqual([{ file: b.path, reason: 'not named <device>_features.h: features.h' }])
     expect(r.partNumbers!.map((p) => p.name)).toStrictEqual(['MKL25Z128VLK4', 'MK64FN1M0VLL12'])
+    // No core in the file name: none on the part.
+    expect(r.partNumbers![0]).toStrictEqual({ name: 'MKL25Z128VLK4', vendor: 'NXP Semiconductors', device: 'MKL25Z4', targets: ['nxp-features:MKL25Z4'], sourceSha256: SHA, sourcePath: a.path, line: 1 })
     expect(nxpFeaturesAdapter.units!([a, b, c])).toStrictEqual([[a], [b], [c]])
     expect(nxpFeaturesAdapter.name).toBe('nxp-features')
     expect(nxpFeaturesAdapter.kinds).toStrictEqual(['nxp-mcux-features-header'])
