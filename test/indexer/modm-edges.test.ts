@@ -431,6 +431,64 @@ describe('modm: STM32 pins', () => {
   })
 })
 
+describe('modm: what the pins reader leaves out', () => {
+  it('AFs that are not whole numbers, elements of the gpio driver other than gpio and package, a group named gpio, pins named like GPIOs', () => {
+    const path = 'devices/modm/stm32/stm32q0-1.xml'
+    const r = parseModm(
+      art(
+        path,
+        xml(
+          '<modm>',
+          '  <device platform="stm32" family="q0" name="1" package="t">',
+          '    <naming-schema>{platform}{family}{name}{package}</naming-schema>',
+          '    <driver name="core">',
+          '      <memory name="ram" access="wx" start="0x20000000" size="1024"/>', // 5
+          '    </driver>',
+          '    <driver name="gpio">',
+          '      <note name="x"/>',
+          '      <gpio port="a" pin="1">',
+          '        <signal af="3" driver="can" instance="1" name="rx"/>', // 10
+          '        <signal af="3" driver="tim" instance="2" name="ch2"/>',
+          '        <signal af="x7" driver="tim" instance="3" name="ch1"/>',
+          '        <signal af="7x" driver="tim" instance="4" name="ch1"/>',
+          '      </gpio>',
+          '      <package name="SO8">', // 15
+          '        <pin position="1" name="PA1"/>',
+          '        <pin position="2" name="XPA2"/>',
+          '      </package>',
+          '    </driver>',
+          '    <group name="gpio"><package name="SO8B"><pin position="1" name="PA1"/></package></group>', // 20
+          '  </device>',
+          '</modm>'
+        )
+      )
+    )
+    expect(r.problems.map((p) => [p.line, p.reason])).toStrictEqual([
+      [12, 'signal with af "x7", not an AF number; left out'],
+      [13, 'signal with af "7x", not an AF number; left out']
+    ])
+    expect(r.facts.map((f) => [f.topic, f.name, f.value])).toStrictEqual([
+      ['memory', 'ram', { kind: 'ram', start: '0x20000000', size: 1024, access: { read: false, write: true, execute: true } }],
+      [
+        'pins',
+        'PA1',
+        {
+          label: 'PA1',
+          package: 'SO8',
+          position: '1',
+          positions: ['1'],
+          type: 'I/O',
+          signals: ['CAN1_RX', 'TIM2_CH2'],
+          alternateFunctions: [
+            { af: 3, signal: 'CAN1_RX' },
+            { af: 3, signal: 'TIM2_CH2' }
+          ]
+        }
+      ]
+    ])
+  })
+})
+
 describe('modm: the adapter', () => {
   it('one unit per file; every file parsed in order', () => {
     const a = art('devices/modm/a.xml', '<modm>\n  <device platform="avr" name="a"><naming-schema>{name}</naming-schema></device>\n</modm>')
