@@ -262,6 +262,7 @@ describe('nxp features: the reader', () => {
     ])
   })
 
+  // `defined\` + `CPU_DD`: the reader joins continuation lines with a space (C would splice them into `definedCPU_DD`).
   it('defined with spaces before the name or its parenthesis, a name continued on the next line, a word ending in defined', () => {
     const { header, problems } = read('#if defined  CPU_BB || defined (CPU_CC) || defined\\', 'CPU_DD', '#endif', '#if notdefined(CPU_EE)', '#endif')
     expect([...header.parts]).toStrictEqual([
