@@ -59,9 +59,11 @@ function errataByRegex(text: string): { module: string; id: string; title: strin
 }
 
 describe('nxp features adapter: hand-written shapes', () => {
-  const r = nxpFeaturesAdapter.parse([fixture('EDGE1_features.h')])
+  // Built in each test: a mutant that throws while building must fail tests, not their collection.
+  const parsed = () => nxpFeaturesAdapter.parse([fixture('EDGE1_features.h')])
 
   it('gives the device target, named by the file, and every CPU_ part with the line it is written on', () => {
+    const r = parsed()
     expect(r.targets).toHaveLength(1)
     expect(r.targets[0]).toMatchObject({ key: 'nxp-features:EDGE1', device: 'EDGE1', topics: ['errata'], identity: { vendor: 'NXP Semiconductors' } })
     expect(r.targets[0]!.identity!.core).toBeUndefined()
@@ -77,6 +79,7 @@ describe('nxp features adapter: hand-written shapes', () => {
   })
 
   it('scopes each erratum to the parts of the blocks where it is 1, and leaves parts out when that is every part', () => {
+    const r = parsed()
     // 7914 is 0 everywhere, 51327n(x) is function-like, 051472 is under #ifdef __ZEPHYR__: no fact.
     expect(r.facts.map((f) => f.name).sort()).toEqual(['errata.007885', 'errata.050050', 'errata.050577', 'errata.3777', 'errata.5641', 'errata.6070'])
     expect(fact(r.facts, 'errata.6070').scope).toEqual({ device: 'EDGE1' }) // top level
@@ -88,6 +91,7 @@ describe('nxp features adapter: hand-written shapes', () => {
   })
 
   it('gives id, module and the @brief text as value, and the define lines as evidence', () => {
+    const r = parsed()
     const f = fact(r.facts, 'errata.5641')
     expect(f).toMatchObject({ target: 'nxp-features:EDGE1', topic: 'errata' })
     expect(f.value).toEqual({ id: '5641', module: 'FLEXCAN', title: 'Is affected by errata with ID 5641 (set in the first block only).' })
@@ -99,15 +103,18 @@ describe('nxp features adapter: hand-written shapes', () => {
   })
 
   it('reports an erratum under a condition that is not about parts, with its line', () => {
+    const r = parsed()
     expect(r.problems).toEqual([{ file: 'features/nxp/EDGE1_features.h', line: 49, reason: expect.stringMatching(/FSL_FEATURE_LPSPI_HAS_ERRATA_051472 .*not about parts \(line 47\)/) }])
   })
 })
 
 describe('nxp features adapter: malformed input', () => {
-  const r = nxpFeaturesAdapter.parse([fixture('BAD_features.h')])
-  const at = (line: number) => r.problems.filter((p) => p.line === line).map((p) => p.reason)
+  // Built in each test: a mutant that throws while building must fail tests, not their collection.
+  const parsed = () => nxpFeaturesAdapter.parse([fixture('BAD_features.h')])
+  const at = (line: number) => parsed().problems.filter((p) => p.line === line).map((p) => p.reason)
 
   it('reports each malformed line and still reads the rest', () => {
+    const r = parsed()
     expect(at(7)).toEqual([expect.stringContaining('#elif condition is not a list of defined(CPU_…) parts')])
     expect(at(9)).toEqual([expect.stringContaining('FSL_FEATURE_PIT_HAS_ERRATA_7914 is 1 under a condition that is not about parts (line 7)')])
     expect(at(13)).toEqual([expect.stringContaining("FSL_FEATURE_GPT_HAS_ERRATA_3777 is '(2)', not 0 or 1")])
@@ -119,6 +126,7 @@ describe('nxp features adapter: malformed input', () => {
   })
 
   it('names the parts of an erratum when a part condition could not be read, even if it covers every part it could', () => {
+    const r = parsed()
     expect(r.facts.map((f) => [f.name, f.scope])).toEqual([['errata.6070', { device: 'BAD', parts: ['BADA', 'BADB'] }]])
   })
 

@@ -78,9 +78,11 @@ describe('jsonPointerLines', () => {
 
 describe('stm32-data adapter: a hand-written chip file', () => {
   const text = readFileSync(FIXTURE, 'utf8')
-  const r = stm32DataAdapter.parse([artifact('chips/stm32-data/STM32X123AB.json', text)])
+  // Built in each test: a mutant that throws while building must fail tests, not their collection.
+  const parsed = () => stm32DataAdapter.parse([artifact('chips/stm32-data/STM32X123AB.json', text)])
 
   it('gives the chip with every package it comes in, once each, and each package entry with its own', () => {
+    const r = parsed()
     expect(r.problems).toEqual([])
     expect(r.partNumbers!.map((p) => [p.name, p.packages, p.line])).toEqual([
       ['STM32X123AB', ['LQFP48', 'UFQFPN48'], 2],
@@ -94,6 +96,7 @@ describe('stm32-data adapter: a hand-written chip file', () => {
   })
 
   it('memory of two layouts: a region both give alike once, the others per layout, named after it (BANK_2: dual-bank)', () => {
+    const r = parsed()
     // Its one core has no interrupts, DMA or RCC: the chip's target has memory alone.
     expect(r.targets.map((t) => [t.key, t.topics])).toEqual([['stm32-data:STM32X123AB', ['memory']]])
     const mem = (start: string, size: number, layout?: string) => ({ kind: 'flash', start, size, ...(layout ? { layout } : {}) })
@@ -107,6 +110,7 @@ describe('stm32-data adapter: a hand-written chip file', () => {
   })
 
   it('flash: the BANK_* regions, OTP left out, when every layout agrees (64 + 64 KiB and 128 KiB); no RAM figure', () => {
+    const r = parsed()
     expect(r.partNumbers!.map((p) => p.flashKb)).toEqual([128, 128, 128, 128])
     expect(r.partNumbers!.some((p) => p.ramKb !== undefined)).toBe(false)
     // Layouts that disagree (64 + 32 against 128 KiB) say no single size.
@@ -117,6 +121,7 @@ describe('stm32-data adapter: a hand-written chip file', () => {
   })
 
   it('reports a file it cannot read with its line, and reads the others', () => {
+    const r = parsed()
     const good = artifact('chips/stm32-data/STM32X123AB.json', text)
     const notJson = artifact('chips/stm32-data/A.json', text.replace('"package": "UFQFPN48",', '"package": "UFQFPN48"'))
     const noPackage = artifact('chips/stm32-data/B.json', text.replace('"package": "LQFP48",', ''))

@@ -40,5 +40,11 @@ export const MODULES = {
   // hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory: about a second a
   // mutant). Not mutated here: the JSON writer and the paging step (76-155, 355-421), over the pager that context
   // shares (src/service/pager.ts), which no module mutates yet.
-  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] }
+  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
+  // The world adapters, each whole, on inline inputs (the *-edges suites) and the small fixtures; their
+  // world-corpus checks are skipped in Stryker's sandbox (.cache is not copied there).
+  'probe-rs': { mutate: ['indexer/sources/probe-rs.ts', 'indexer/sources/probe-rs/*.ts'], tests: ['test/indexer/probe-rs-edges.test.ts', 'test/indexer/probe-rs.test.ts'] },
+  'nxp-features': { mutate: ['indexer/sources/nxp-features.ts', 'indexer/sources/nxp-features/*.ts'], tests: ['test/indexer/nxp-features-edges.test.ts', 'test/indexer/nxp-features.test.ts'] },
+  modm: { mutate: ['indexer/sources/modm.ts', 'indexer/sources/modm/*.ts'], tests: ['test/indexer/modm-edges.test.ts', 'test/indexer/modm.test.ts'] },
+  'stm32-data': { mutate: ['indexer/sources/stm32-data.ts', 'indexer/sources/stm32-data/*.ts'], tests: ['test/indexer/stm32-data-edges.test.ts', 'test/indexer/stm32-data.test.ts'] }
 }
