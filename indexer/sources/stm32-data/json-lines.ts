@@ -25,95 +25,109 @@ function stringEnd(text: string, at: number): number {
 }
 
 export function jsonPointerLines(text: string, maxDepth: number): Map<string, number> {
-  const out = new Map<string, number>()
-  let i = 0
-  let line = 1
+  const scanner = new Scanner(text, maxDepth)
+  scanner.value('', 0)
+  return scanner.out
+}
 
-  const fail = (what: string): never => {
-    throw new JsonLinesError(`line ${line}: ${what}`)
+/** The scan's state: the offset `i` in the text, the line it is on, and the lines found so far. */
+class Scanner {
+  i = 0
+  line = 1
+  readonly out = new Map<string, number>()
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number
+  ) {}
+
+  fail(what: string): never {
+    throw new JsonLinesError(`line ${this.line}: ${what}`)
   }
-  const ws = () => {
+
+  ws(): void {
     for (;;) {
-      const c = text.charCodeAt(i)
-      if (c === NL) line++
+      const c = this.text.charCodeAt(this.i)
+      if (c === NL) this.line++
       else if (c !== 32 && c !== 9 && c !== 13) return
-      i++
+      this.i++
     }
   }
-  /** Steps over one value, counting its lines (in locals: the closure's `i` and `line` are slow to update per character). */
-  const skip = () => {
-    const s = text
+
+  /** Steps over one value, counting its lines (in locals: a field updated per character is slow). */
+  skip(): void {
+    const s = this.text
     const n = s.length
-    let j = i
+    let j = this.i
     const c = s.charCodeAt(j)
     if (c === QUOTE) {
-      i = stringEnd(s, j)
+      this.i = stringEnd(s, j)
       return
     }
     if (c !== 123 && c !== 91) {
       // A number, true, false or null: up to the next delimiter.
       for (let d = c; j < n && d !== 44 && d !== 93 && d !== 125 && d !== 32 && d !== NL && d !== 13 && d !== 9; d = s.charCodeAt(++j));
-      i = j
+      this.i = j
       return
     }
     let depth = 0
-    let l = line
+    let l = this.line
     while (j < n) {
       const d = s.charCodeAt(j++)
       if (d === QUOTE) {
         // Inline rather than stringEnd: most strings here are a few characters, an indexOf each costs more.
         for (let e = s.charCodeAt(j++); e !== QUOTE; e = s.charCodeAt(j++)) {
           if (e === BACKSLASH) j++
-          if (j > n) fail('unterminated string')
+          if (j > n) this.fail('unterminated string')
         }
       } else if (d === NL) l++
       else if (d === 123 || d === 91) depth++
       else if ((d === 125 || d === 93) && --depth === 0) break
     }
-    i = j
-    line = l
-    if (depth !== 0) fail('unbalanced brackets')
+    this.i = j
+    this.line = l
+    if (depth !== 0) this.fail('unbalanced brackets')
   }
-  const value = (ptr: string, segments: number) => {
-    ws()
-    const c = text.charCodeAt(i)
-    if (segments === maxDepth || (c !== 123 && c !== 91)) {
-      skip()
+
+  /** The value at `i`, whose pointer is `ptr` of `segments` segments: its members' lines, to maxDepth. */
+  value(ptr: string, segments: number): void {
+    this.ws()
+    const c = this.text.charCodeAt(this.i)
+    if (segments === this.maxDepth || (c !== 123 && c !== 91)) {
+      this.skip()
       return
     }
-    i++
-    ws()
+    this.i++
+    this.ws()
     const close = c === 123 ? 125 : 93
-    if (text.charCodeAt(i) === close) {
-      i++
+    if (this.text.charCodeAt(this.i) === close) {
+      this.i++
       return
     }
     for (let n = 0; ; n++) {
-      ws()
-      let p: string
+      this.ws()
+      const p = ptr + '/' + (c === 123 ? this.key() : n)
+      this.out.set(p, this.line)
       if (c === 123) {
-        if (text.charCodeAt(i) !== QUOTE) fail('expected a key')
-        const end = stringEnd(text, i)
-        const raw = text.slice(i + 1, end - 1)
-        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
-        p = ptr + '/' + key.replace(/~/g, '~0').replace(/\//g, '~1')
-        out.set(p, line)
-        i = end
-        ws()
-        if (text.charCodeAt(i) !== 58) fail("expected ':'")
-        i++
-        value(p, segments + 1)
-      } else {
-        p = ptr + '/' + n
-        out.set(p, line)
-        value(p, segments + 1)
+        this.ws()
+        if (this.text.charCodeAt(this.i) !== 58) this.fail("expected ':'")
+        this.i++
       }
-      ws()
-      const d = text.charCodeAt(i++)
+      this.value(p, segments + 1)
+      this.ws()
+      const d = this.text.charCodeAt(this.i++)
       if (d === close) return
-      if (d !== 44) fail(`expected ',' or '${String.fromCharCode(close)}'`)
+      if (d !== 44) this.fail(`expected ',' or '${String.fromCharCode(close)}'`)
     }
   }
-  value('', 0)
-  return out
+
+  /** The member name at `i`, escaped as a pointer segment (`~0`, `~1`). */
+  key(): string {
+    const text = this.text
+    if (text.charCodeAt(this.i) !== QUOTE) this.fail('expected a key')
+    const end = stringEnd(text, this.i)
+    const raw = text.slice(this.i + 1, end - 1)
+    const key = raw.includes('\\') ? (JSON.parse(text.slice(this.i, end)) as string) : raw
+    this.i = end
+    return key.replace(/~/g, '~0').replace(/\//g, '~1')
+  }
 }
