@@ -40,5 +40,11 @@ export const MODULES = {
   // hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory: about a second a
   // mutant). Not mutated here: the JSON writer and the paging step (76-155, 355-421), over the pager that context
   // shares (src/service/pager.ts), which no module mutates yet.
-  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] }
+  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
+  // POST /v1/check: the findings of each topic on hand-made inputs (test/check/check-edges.test.ts: pins facts as stored
+  // bodies, limit, DMA, errata and clock facts as read), and the answer (status, validity, budget) through Check over the
+  // core corpus release the run builds once, without an app.
+  check: { mutate: ['src/service/check.ts', 'src/service/pins.ts'], tests: ['test/check/check-edges.test.ts'] },
+  // Agreement between sources on in-memory stores (plans, matchers by name, number and address range, discrepancies).
+  'cross-check': { mutate: ['src/service/cross-check.ts'], tests: ['test/service/cross-check*.test.ts'] }
 }
