@@ -74,7 +74,7 @@ describe('planCrossCheck', () => {
 describe('crossCheck by name', () => {
   it('reads every fact of each target (no name filter), matches names whatever their case and punctuation, and lists the checked facts none matches', async () => {
     const served = [fact('dma', 'USART1.TX', { options: [1] }, CHIP, 1), fact('dma', 'SPI1.RX', { options: [2] }, CHIP, 2)]
-    const checked = [fact('dma', 'usart1_tx', { options: [1] }, SVD, 1), fact('dma', 'SPI1-RX', { options: [3] }, SVD, 2), fact('dma', 'TIM1.UP', { options: [4] }, SVD, 3)]
+    const checked = [fact('dma', 'Usart1Tx', { options: [1] }, SVD, 1), fact('dma', 'SPI1-RX', { options: [3] }, SVD, 2), fact('dma', 'TIM1.UP', { options: [4] }, SVD, 3)]
     const r = await crossCheck(store({ chip: served, svd: checked }), 'dma', plan([choice('svd', SVD)]))
     expect(counts(r)).toEqual({ agree: 1, disagree: 1, onlyChecked: { svd: ['TIM1.UP'] } })
     expect(r.discrepancies.map((d) => [d.name, d.facts.map((f) => f.value.options)])).toEqual([['SPI1.RX', [[2], [3]]]])
@@ -146,11 +146,13 @@ describe('crossCheck of memory', () => {
     const gap = await run(served, [region('ALL', 'flash', 0x0, 0x4000, PROBE, 1)])
     expect(counts(gap)).toEqual({ agree: 0, disagree: 1, onlyChecked: {} })
     expect(shown(gap)).toEqual([['S1', 'ALL']])
+    // The RAM region inside the flash's addresses is a range of its own: without a checked RAM it is not compared.
+    expect(counts(await run(served, [region('FLASH', 'flash', 0x0, 0x2000, PROBE, 1), region('F4', 'flash', 0x3000, 0x1000, PROBE, 3)]))).toEqual({ agree: 3, disagree: 0, onlyChecked: {} })
   })
 
   it('regions without a readable start or size are left out; a range of another kind, or only touching, is not compared', async () => {
     const served = [region('FLASH', 'flash', 0x1000, 0x1000, CHIP, 1), region('ODD', 'flash', 'n/a', 0x10, CHIP, 2), region('NOSIZE', 'flash', 0x0, undefined, CHIP, 3)]
-    const checked = [region('LOW', 'flash', 0x0, 0x1000, PROBE, 1), region('HIGH', 'flash', 0x2000, 0x1000, PROBE, 2), region('SRAM', 'ram', 0x1000, 0x1000, PROBE, 3), region('BAD', 'flash', 'zz', undefined, PROBE, 4)]
+    const checked = [region('LOW', 'flash', 0x0, 0x1000, PROBE, 1), region('HIGH', 'flash', 0x2000, 0x1000, PROBE, 2), region('SRAM', 'ram', 0x1000, 0x1000, PROBE, 3), region('BAD', 'flash', 'zz', undefined, PROBE, 4), region('NOSIZE', 'flash', 0x5000, undefined, PROBE, 5)]
     const r = await run(served, checked)
     expect(counts(r)).toEqual({ agree: 0, disagree: 0, onlyChecked: { probe: ['LOW', 'HIGH', 'SRAM'] } })
     // Unmatched regions by kind, then address.
@@ -166,6 +168,9 @@ describe('crossCheck of memory', () => {
     expect(shown(await run(served, [region('C1', 'flash', 0x0, 0x1000, PROBE, 1), region('C3', 'flash', 0x1000, 0x1000 - 0x800, PROBE, 2), region('C4', 'flash', 0x1800, 0x1000, PROBE, 3)]))).toEqual([['S1', 'C3'], ['S1', 'C4']])
     // Every checked region equals a served one, yet the range is shorter: all of them shown.
     expect(shown(await run(served, [region('C1', 'flash', 0x0, 0x1000, PROBE, 1)]))).toEqual([['S1', 'C1']])
+    // A checked range over two served ranges: a region equal to one of the first range's is not shown.
+    const apart = [region('S1', 'flash', 0x0, 0x1000, CHIP, 1), region('S3', 'flash', 0x2000, 0x1000, CHIP, 2)]
+    expect(shown(await run(apart, [region('C1', 'flash', 0x0, 0x1000, PROBE, 1), region('C2', 'flash', 0x1000, 0x2000, PROBE, 2)]))).toEqual([['S1', 'C2']])
     // The same end from a later start differs too.
     const late = await run(served, [region('C5', 'flash', 0x800, 0x1800, PROBE, 1)])
     expect(counts(late)).toEqual({ agree: 0, disagree: 1, onlyChecked: {} })
