@@ -493,6 +493,21 @@ describe('Check over the core corpus release', () => {
     await expect(new Check(facts).check({ part: 'STM32F407', vdd: 3.3, max_tokens: 40 } as CheckParams)).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'max_tokens' })
   })
 
+  it('at most ten candidates, counted all; a package narrows a part to its pin data; one resolved part is named', async () => {
+    const g071 = readdirSync(join(CORPUS_INVENTORY, 'pins/stm32/mcu')).filter((f) => f.startsWith('STM32G071'))
+    expect(g071.length).toBeGreaterThan(10)
+    const many = await answer({ part: 'STM32G071', vdd: 3 })
+    expect(many).toMatchObject({ status: 'ambiguous', candidateCount: g071.length })
+    expect(many.candidates).toHaveLength(10)
+    const pkg = /Package="([^"]+)"/.exec(raw(F407))![1]!
+    const narrowed = await answer({ part: 'STM32F407', package: pkg, assign: 'USART1_TX:PA0' })
+    expect(narrowed).toMatchObject({ status: 'checked', pinsTarget: { package: pkg, source: { path: F407 } } })
+    expect(narrowed.findings[0].message).toMatch(new RegExp(`^PA0 does not carry USART1_TX in ${pkg}; `))
+    // STM32F407V(E-G)Tx names the selector part STM32F407VGTx.
+    expect((await answer({ part: 'STM32F407VG', vdd: 3 })).resolvedPart).toEqual({ name: 'STM32F407VGTx', kind: 'selector-part' })
+    expect(await answer({ part: 'STM32F4', vdd: 3 })).not.toHaveProperty('resolvedPart')
+  })
+
   it('findings errors first, then warnings, then info, each in the order of the inputs; what the release lacks is NOT_COVERED', async () => {
     const j = await answer({ part: 'STM32F407VGT6', assign: 'USART1_TX:PA9,USART1_RX:PA0', vdd: 4, silicon_revision: '1', dma: 'USART1_TX:DMA2_CH7' })
     expect(j.findings.map((f: Obj) => [f.severity, f.code, f.topic ?? null, f.inputs])).toEqual([
