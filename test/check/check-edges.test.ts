@@ -46,15 +46,16 @@ const ROWS: FactRow[] = [
   pinRow('PA0', { label: 'PA0-WKUP', position: '1', signals: ['ADC1_IN0'] }, 1, []),
   pinRow('PB8', { label: 'PB8', position: '10', signals: ['I2C1_SCL'], alternateFunctions: afs(['I2C1_SCL', 4]) }, 10),
   pinRow('PB9', { label: 'PB9', position: '10', signals: ['I2C1_SDA'], alternateFunctions: afs(['I2C1_SDA', 4]) }, 11),
-  pinRow('PD0', { label: 'PD0', position: 'A1', positions: ['A1', 'A2'], signals: ['CAN1_RX'] }, 12, []),
+  pinRow('PD0', { label: 'PD0', position: 'A1', positions: ['A1', 'A2'], signals: ['CAN1_RX', 'CAN1_RX_FIFO'] }, 12, []),
   // Only alternate functions, no signals list: they are its signals.
   pinRow('PC0', { label: 'PC0', position: '7', alternateFunctions: afs(...['CH1', 'CH2', 'CH3', 'CH4', 'CH1N', 'CH2N', 'CH3N', 'BKIN', 'ETR'].map((s): [string, number] => [`TIM1_${s}`, 1])) }, 7, []),
   pinRow('VDD', { label: 'VDD', position: '8' }, 8, [])
 ]
-const PINS = packagePins(ROWS)
+/** Indexed in each test, not once at load: a mutant of pins.ts is active only while a test runs. */
+const pkg = () => packagePins(ROWS)
 const assign = (text: string) => parseInputs({ assign: text }).assign
-const pins = (text: string) => pinFindings(assign(text), PINS, 'QFP8') as any[]
-const evidenceOf = (...rows: string[]) => rows.map((r) => PINS.byName.get(r)!.evidence)
+const pins = (text: string) => pinFindings(assign(text), pkg(), 'QFP8') as any[]
+const evidenceOf = (...rows: string[]) => rows.map((r) => pkg().byName.get(r)!.evidence)
 const svcError = (f: () => unknown) => {
   try {
     f()
@@ -91,7 +92,7 @@ describe('parseInputs', () => {
 
   it('reads a DMA channel in each naming (CH, C, STREAM, S, none) and refuses other forms', () => {
     const dma = (text: string) => parseInputs({ dma: text }).dma.map((d) => [d.text, d.signal, d.controller, d.channel])
-    expect(dma('usart1_tx:dma2_ch7,a:DMA1_Stream3,b:bdma_ch0,c:gpdma1_c5,d:DMA1_S2,e:DMA1_7,f:DMA2_CH12,g:XDMA_CH123')).toEqual([
+    expect(dma('usart1_tx:dma2_ch7,a:DMA1_Stream3,b:bdma_ch0,c:gpdma1_c5,d:DMA1_S2,e:DMA1_7,f:DMA2_CH12,g:XDMA_CH123,h : dma1_ch1')).toEqual([
       ['USART1_TX:DMA2_CH7', 'USART1_TX', 'DMA2', 7],
       ['A:DMA1_STREAM3', 'A', 'DMA1', 3],
       ['B:BDMA_CH0', 'B', 'BDMA', 0],
@@ -99,7 +100,8 @@ describe('parseInputs', () => {
       ['D:DMA1_S2', 'D', 'DMA1', 2],
       ['E:DMA1_7', 'E', 'DMA1', 7],
       ['F:DMA2_CH12', 'F', 'DMA2', 12],
-      ['G:XDMA_CH123', 'G', 'XDMA', 123]
+      ['G:XDMA_CH123', 'G', 'XDMA', 123],
+      ['H:DMA1_CH1', 'H', 'DMA1', 1]
     ])
     for (const bad of ['USART1_TX', 'A:DMA2', 'A:DMA1_CH1234', 'A:DMA1_CH1:X', ':DMA1_CH1', 'A:1DMA_CH1', 'A:DMA1_CH1X', 'A:DMA1_X1', '$A:DMA1_CH1', 'A:DMA1CH1'])
       expect(svcError(() => parseInputs({ dma: bad })), bad).toEqual({ code: 'INVALID_ENTRY', param: 'dma', message: `dma entry 1 ("${bad}") is not of the form SIGNAL:CHANNEL (USART1_TX:DMA2_CH7).` })
@@ -108,6 +110,7 @@ describe('parseInputs', () => {
 
 describe('packagePins', () => {
   it('reads each pin: its AF numbers, its signals with the AF ones, every position, the remap of its own label', () => {
+    const PINS = pkg()
     const pa9 = PINS.byName.get('PA9')!
     expect({ ...pa9, af: [...pa9.af] }).toEqual({ name: 'PA9', label: 'PA9', position: '3', positions: ['3'], signals: ['USART1_TX', 'TIM1_CH2', 'GPIO'], af: [['USART1_TX', 7], ['TIM1_CH2', 1]], evidence: [ev('a', MCU, 3), MODES_LINE] })
     expect(PINS.byName.get('PA11')).toMatchObject({ label: 'PA11 [PA9]', remap: 'PINREMAP' })
@@ -119,6 +122,7 @@ describe('packagePins', () => {
   })
 
   it('lists each signal\'s pins by label, then position, and each signal\'s spelling by its upper-cased name', () => {
+    const PINS = pkg()
     expect(PINS.bySignal.get('USART1_TX')!.map((p) => p.name)).toEqual(['PA9', 'PB6'])
     const rows = [
       pinRow('X3', { label: 'PB1', position: '9', signals: ['S'] }, 1),
@@ -174,7 +178,7 @@ describe('pinFindings', () => {
     expect(pins('I2S2_EXT_SD:')[0].message).toBe('I2S2_ext_SD is on PB6/AF6 in QFP8.')
     for (const gpio of ['PC13', 'PC2_C']) {
       const [g] = pins(`USART1_RX:${gpio}`)
-      expect(g).toMatchObject({ severity: 'error', code: 'PIN_NOT_IN_PACKAGE', message: `${gpio} is not a pin of package QFP8; USART1_RX is on PA10/AF7.`, pins: [{ pin: 'PA10', position: '4', af: 7 }] })
+      expect(g).toMatchObject({ severity: 'error', code: 'PIN_NOT_IN_PACKAGE', inputs: [`USART1_RX:${gpio}`], message: `${gpio} is not a pin of package QFP8; USART1_RX is on PA10/AF7.`, pins: [{ pin: 'PA10', position: '4', af: 7 }] })
       expect(g.evidence).toEqual(evidenceOf('PA10')[0])
     }
     expect(pins('I2S2_EXT_SD:PZ9')[0].message).toBe('PZ9 is not a pin of package QFP8; I2S2_ext_SD is on PB6/AF6.')
@@ -188,7 +192,7 @@ describe('pinFindings', () => {
     expect(svcError(() => pins('FOO:PA9')).message).toBe('assign entry 1 ("FOO:PA9"): no pin of package QFP8 carries FOO.')
     // At most eight, sorted.
     expect(svcError(() => pins('TIM1_X:')).message).toBe('assign entry 1 ("TIM1_X:"): no pin of package QFP8 carries TIM1_X; signals like it: TIM1_BKIN, TIM1_CH1, TIM1_CH1N, TIM1_CH2, TIM1_CH2N, TIM1_CH3, TIM1_CH3N, TIM1_CH4.')
-    expect(svcError(() => pins('CAN2_RX_FIFO:')).message).toBe('assign entry 1 ("CAN2_RX_FIFO:"): no pin of package QFP8 carries CAN2_RX_FIFO.')
+    expect(svcError(() => pins('CAN2_RX_FIFO:')).message).toBe('assign entry 1 ("CAN2_RX_FIFO:"): no pin of package QFP8 carries CAN2_RX_FIFO; signals like it: CAN1_RX_FIFO.')
   })
 
   it('a pad assigned twice is one PIN_CONFLICT over both entries: one pin twice, two pins of one pad (remap named or not), a pin of two balls', () => {
@@ -222,7 +226,7 @@ describe('pinFindings', () => {
     expect(pins('USART1_TX:PA9,TIM1_CH2:PA9,SPI1_MISO:PA11').map((x) => x.message)).toEqual(['PA9 and PA11 share pad 3 (PINREMAP): only one of them can be used (USART1_TX, TIM1_CH2, SPI1_MISO).'])
     // Two entries on a pin of two balls conflict once, not once per ball.
     const twice: AssignEntry[] = ['CAN1_RX:PD0', 'CAN1_RX:PD0/2'].map((text) => ({ text, signal: 'CAN1_RX', pin: 'PD0' }))
-    expect(pinFindings(twice, PINS, 'QFP8').map((x) => [x.code, x.inputs, x.message])).toEqual([['PIN_CONFLICT', ['CAN1_RX:PD0', 'CAN1_RX:PD0/2'], 'PD0 is assigned 2 times (CAN1_RX, CAN1_RX).']])
+    expect(pinFindings(twice, pkg(), 'QFP8').map((x) => [x.code, x.inputs, x.message])).toEqual([['PIN_CONFLICT', ['CAN1_RX:PD0', 'CAN1_RX:PD0/2'], 'PD0 is assigned 2 times (CAN1_RX, CAN1_RX).']])
   })
 })
 
@@ -260,6 +264,7 @@ describe('limitFindings', () => {
     const out = (p: Obj, facts = LIMIT_FACTS) => limits(p, facts).map((x) => [x.severity, x.code, x.message, x.limits, x.evidence])
     expect(out({ vdd: 4 })).toEqual([['error', 'OUT_OF_LIMITS', 'vdd 4000 mV is above supply.vdd.max = 3600 mV.', [{ parameter: 'vdd', given: 4000, limit: 'supply.vdd.max', bound: 'max', value: 3600, unit: 'mV' }], [ev('c', ELEC, 2)]]])
     expect(out({ vdd: 1.69 })).toEqual([['error', 'OUT_OF_LIMITS', 'vdd 1.69 V is below supply.vdd.min = 1.7 V.', [{ parameter: 'vdd', given: 1.69, limit: 'supply.vdd.min', bound: 'min', value: 1.7, unit: 'V' }], [ev('c', ELEC, 1)]]])
+    expect(out({ vdd: 1.69 }, [read('supply.vdd.min', { value: 1700, unit: 'mV' }, 8)])[0]![2]).toBe('vdd 1690 mV is below supply.vdd.min = 1700 mV.')
     expect(out({ temperature: -41 })[0]![2]).toBe('temperature -41 °C is below temperature.ambient.min = -40 °C.')
     expect(out({ temperature: 86 })[0]![2]).toBe('temperature 86 °C is above temperature.ambient.max = 85 °C.')
     expect(out({ sysclk: 48_000_001 })[0]![2]).toBe('sysclk 48.000001 MHz is above clock.cpu.max = 48 MHz.')
@@ -346,6 +351,7 @@ const ERRATA = [
   read('errata.3', { revisions: [{ code: '0x01', applies: true }], appliesToUnlistedRevisions: false }, 3, HDR),
   read('errata.4', { module: 'I2C', title: 'I2C: a stuck bus' }, 4, 'nxp/Q_features.h'),
   read('errata.5', { revisions: [{ code: '0x01', applies: false }], module: 'spim' }, 5, HDR),
+  read('errata.7', { revisions: [{ code: '0x01', applies: true }, { code: '0x02', applies: true }], appliesToUnlistedRevisions: false, module: 'nrfx_saadc' }, 7, HDR),
   read('errata.6', { revisions: [], appliesToUnlistedRevisions: true, module: 'nrfx_spim_anomaly', handling: [{ handling: 'fixed', module: null, comment: 'In the MDK' }], workaroundInMdk: true }, 6, HDR)
 ]
 
@@ -388,13 +394,15 @@ describe('errataFindings', () => {
       ['ERRATUM_APPLIES', [], 'errata.2 applies to revisions 0x02 and those the source does not list (revision unknown).'],
       ['ERRATUM_APPLIES', [], 'errata.3 applies to revisions 0x01 (revision unknown).'],
       ['ERRATUM_APPLIES', [], 'errata.4 (I2C: a stuck bus) applies to this device.'],
+      ['ERRATUM_APPLIES', [], 'errata.7 applies to revisions 0x01, 0x02 (revision unknown).'],
       ['ERRATUM_APPLIES', [], 'errata.6 applies to revisions not listed and those the source does not list (revision unknown).']
     ])
     expect(f[3].erratum).toEqual({ id: 'errata.4', title: 'I2C: a stuck bus', module: 'I2C', workaround: null, revisions: null })
-    expect(f[4].erratum).toEqual({ id: 'errata.6', title: null, module: 'nrfx_spim_anomaly', workaround: 'fixed: In the MDK; the MDK implements the workaround', revisions: [] })
+    expect(f[5].erratum).toEqual({ id: 'errata.6', title: null, module: 'nrfx_spim_anomaly', workaround: 'fixed: In the MDK; the MDK implements the workaround', revisions: [] })
     expect(errata(new Map(), '0x02').map((x) => [x.erratum.id, x.inputs, x.message])).toEqual([
       ['errata.2', ['silicon_revision=0x02'], 'errata.2 applies to revision 0x02.'],
       ['errata.4', ['silicon_revision=0x02'], 'errata.4 (I2C: a stuck bus) applies to revision 0x02.'],
+      ['errata.7', ['silicon_revision=0x02'], 'errata.7 applies to revision 0x02.'],
       ['errata.6', ['silicon_revision=0x02'], 'errata.6 applies to revision 0x02.']
     ])
   })
@@ -538,6 +546,7 @@ describe('Check over the core corpus release', () => {
       ['info', 'errata'],
       ['info', 'clocks']
     ])
+    expect(dmaOnly.findings[1].inputs).toEqual(['USART1_TX:DMA2_CH7'])
     expect(dmaOnly).toMatchObject({ valid: null, pinsTarget: null, counts: { error: 0, warning: 1, info: 2 } })
     // Errata are asked for only with a silicon revision; alone, it is the one topic read.
     const rev = await answer({ part: 'STM32F407VGT6', silicon_revision: '0x10' })
@@ -548,6 +557,10 @@ describe('Check over the core corpus release', () => {
     expect(conflict.valid).toBe(false)
     const nothing = await answer({ part: 'STM32F407VGT6' })
     expect(nothing).toMatchObject({ status: 'checked', valid: true, findings: [], counts: { error: 0, warning: 0, info: 0 }, pinsTarget: null })
+    // Each operating-point value alone asks for the limits.
+    expect((await answer({ part: 'STM32F407VGT6', temperature: 25 })).findings.map((f: Obj) => [f.code, f.inputs])).toEqual([['WITHIN_LIMITS', ['temperature=25']]])
+    expect((await answer({ part: 'STM32F407VGT6', sysclk: 1_000_000 })).findings.map((f: Obj) => [f.code, f.inputs])).toEqual([['WITHIN_LIMITS', ['sysclk=1000000']]])
+    expect((await answer({ part: 'nRF52840', silicon_revision: '0x03', max_tokens: 16000 })).findings.every((f: Obj) => f.code === 'ERRATUM_APPLIES')).toBe(true)
     const within = await answer({ part: 'STM32F407VGT6', vdd: 3.3, temperature: 25 })
     expect(within).toMatchObject({ valid: true, counts: { error: 0, warning: 0, info: 2 } })
   })
