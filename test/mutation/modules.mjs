@@ -46,5 +46,13 @@ export const MODULES = {
   'probe-rs': { mutate: ['indexer/sources/probe-rs.ts', 'indexer/sources/probe-rs/*.ts'], tests: ['test/indexer/probe-rs-edges.test.ts', 'test/indexer/probe-rs.test.ts'] },
   'nxp-features': { mutate: ['indexer/sources/nxp-features.ts', 'indexer/sources/nxp-features/*.ts'], tests: ['test/indexer/nxp-features-edges.test.ts', 'test/indexer/nxp-features.test.ts'] },
   modm: { mutate: ['indexer/sources/modm.ts', 'indexer/sources/modm/*.ts'], tests: ['test/indexer/modm-edges.test.ts', 'test/indexer/modm.test.ts'] },
-  'stm32-data': { mutate: ['indexer/sources/stm32-data.ts', 'indexer/sources/stm32-data/*.ts'], tests: ['test/indexer/stm32-data-edges.test.ts', 'test/indexer/stm32-data.test.ts'] }
+  'stm32-data': { mutate: ['indexer/sources/stm32-data.ts', 'indexer/sources/stm32-data/*.ts'], tests: ['test/indexer/stm32-data-edges.test.ts', 'test/indexer/stm32-data.test.ts'] },
+  // POST /v1/check in two runs of about half an hour and twenty minutes (1,085 mutants at about 3 s each here): `check`, the
+  // entries and the findings of each topic (check.ts 1-388, pins.ts), on hand-made inputs (test/check/check-edges.test.ts:
+  // pins facts as stored bodies, limit, DMA, errata and clock facts as read); `check-answer`, the answer (Check: status,
+  // validity, order, pin reads, the token budget) over the core corpus release the run builds once, without an app.
+  check: { mutate: ['src/service/check.ts:1-388', 'src/service/pins.ts'], tests: ['test/check/check-edges.test.ts'] },
+  'check-answer': { mutate: ['src/service/check.ts:389-601'], tests: ['test/check/check-edges.test.ts'] },
+  // Agreement between sources on in-memory stores (plans, matchers by name, number and address range, discrepancies).
+  'cross-check': { mutate: ['src/service/cross-check.ts'], tests: ['test/service/cross-check*.test.ts'] }
 }
