@@ -40,5 +40,16 @@ export const MODULES = {
   // hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory: about a second a
   // mutant). Not mutated here: the JSON writer and the paging step (76-155, 355-421), over the pager that context
   // shares (src/service/pager.ts), which no module mutates yet.
-  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] }
+  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
+  // The SQLite store, the stored body's lazy reader, the revision rule and the data directory, on a hand-made
+  // release of two shards (test/store/sqlite-edges.test.ts: written by the indexer's shard writer in the temp
+  // directory, well under a second) and hand-written bodies and data directories. The conformance suite
+  // (test/store/sqlite.test.ts: the whole corpus release against a brute-force model) is left out: it takes
+  // minutes, which every mutant the focused suites leave would pay.
+  'store-sqlite': {
+    mutate: ['src/store/sqlite/*.ts', 'src/store/fact-body.ts', 'src/store/revisions.ts', 'src/store/layout.ts'],
+    tests: ['test/store/sqlite-edges.test.ts', 'test/store/fact-body-layout.test.ts', 'test/store/revisions.test.ts', 'test/store/statement-cache.test.ts']
+  },
+  // The one token-budgeted pager of context and compare, on hand-made heads and items (no release).
+  pager: { mutate: ['src/service/pager.ts'], tests: ['test/service/pager-edges.test.ts', 'test/service/pager.test.ts'] }
 }
