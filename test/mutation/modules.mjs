@@ -51,5 +51,9 @@ export const MODULES = {
     tests: ['test/store/sqlite-edges.test.ts', 'test/store/fact-body-layout.test.ts', 'test/store/revisions.test.ts', 'test/store/statement-cache.test.ts']
   },
   // The one token-budgeted pager of context and compare, on hand-made heads and items (no release).
-  pager: { mutate: ['src/service/pager.ts'], tests: ['test/service/pager-edges.test.ts', 'test/service/pager.test.ts'] }
+  pager: { mutate: ['src/service/pager.ts'], tests: ['test/service/pager-edges.test.ts', 'test/service/pager.test.ts'] },
+  // The service layer outside the context page (which `context` mutates): the release a request reads, the
+  // answer cache, resolution and its statuses, catalog search and part, the answers without facts and their
+  // budget, the store query of a page; over an in-memory repository of a hand-made catalog (no release).
+  facts: { mutate: ['src/service/facts.ts:1-432', 'src/service/facts.ts:676-784'], tests: ['test/service/facts-edges.test.ts'] }
 }
