@@ -65,7 +65,7 @@ const ENTITIES: CatalogEntity[] = [
   // A shorter stem whose rule also accepts QZ100A6T: an ordering code two parts could own.
   ent('QZ10', { kind: 'device', ordering: { stem: 'QZ10', suffix: '0A[0-9]T', reason: 'odd rule' }, targets: { registers: ['svd:QZ1'] } }),
   ent('QZ200', { kind: 'device', targets: { registers: ['svd:QZ2A', 'svd:QZ2B'] } }),
-  ent('QZ300(A-B)', { kind: 'refname', members: ['QZ300A', 'QZ300B'] }),
+  ent('QZ300(A-B)', { kind: 'refname', members: ['QZ300A', 'QZ300B', 'QZ300GONE'] }),
   ent('QZ300A', { targets: { pins: ['pin:QZ300'] }, package: 'LQFP48' }),
   ent('QZ300B', { targets: { pins: ['pin:QZ300'] }, package: 'QFN32' }),
   ent('QZ400', { kind: 'device', targets: { registers: ['svd:BAD', 'svd:BAD2'] } }),
@@ -76,6 +76,8 @@ const ENTITIES: CatalogEntity[] = [
   ent('QZ800', { kind: 'device', targets: { registers: TARGETS.filter((t) => t.key.startsWith('svd:QZ80')).map((t) => t.key) } }),
   ent('QZ900', { kind: 'refname', members: MANY_PACKAGES.map((p) => `QZ9-${p}`) }),
   ...MANY_PACKAGES.map((p) => ent(`QZ9-${p}`, { targets: { pins: ['pin:QZ300'] }, package: p })),
+  ent('QZN1', { kind: 'device' }),
+  ent('QZN2', { kind: 'device' }),
   ent('ZX1', { targets: { registers: ['svd:QZ1'], errata: ['err:ZX1'] } })
 ]
 const CATALOG: ReleaseCatalog = {
@@ -101,6 +103,7 @@ const PARTIAL = '3333333333333333'
 const manifest = (id: string, problems: unknown[] = []): ReleaseManifest =>
   ({ format: 'hwfacts-release/1', id, createdAt: '2026-11-26T00:00:00.000Z', indexerFormat: 1, tokenizer: 'cl100k_base', sources: SOURCES, counts: { facts: 0, parts: 0, targets: 0, byTopic: {} }, problems, coverageNotes: [] }) as ReleaseManifest
 
+const ROWS = [1, 2, 3].map((ord) => ({ ord, score: 0, tokens: 8, body: `{"name":"R${ord}"}` }))
 interface Fake extends ReleaseRepository {
   opened: string[]
   queries: FactQuery[]
@@ -114,7 +117,8 @@ function repo(promoted: string | undefined = R1): Fake {
       manifest: manifest(id, [...problems]),
       catalog: CATALOG,
       queryFacts: async () => [],
-      selectFacts: async (q) => (queries.push(q), selectionOf([])),
+      // QZ1's registers: three rows; every other page is empty.
+      selectFacts: async (q) => (queries.push(q), selectionOf(q.target === 'svd:QZ1' && q.topic === 'registers' ? ROWS.filter((r) => !q.after || r.ord > q.after.ord).slice(0, q.limit) : [])),
       close: async () => {}
     })
   }
@@ -325,6 +329,7 @@ describe('resolve', () => {
       page: { returned: 1, limit: 10, nextCursor: null },
       next: NEXT.resolved
     })
+    expect(r).not.toHaveProperty('suggestions')
     // The later contract's topics, in its order; a part without a reason has none in `part`.
     const later = (await service().resolve({ q: 'ZX1' }, null, '2026-12-01')) as Obj
     expect(Object.keys(later.topics)).toEqual(['registers', 'pins', 'electrical', 'errata', 'memory', 'interrupts', 'dma', 'clocks'])
@@ -404,9 +409,11 @@ describe('resolve', () => {
   })
 
   it('cross-checked topics: the first kind of the rule served, the others checked (from 2026-12-01 only)', async () => {
-    const seed = (await service().resolve({ q: 'QZ600' })) as Obj
+    // One service: the entity's resolutions are kept per contract version too.
+    const h = service()
+    const seed = (await h.resolve({ q: 'QZ600' })) as Obj
     expect(seed.topics.registers).toEqual({ status: 'resolved', target: tref('svd:QZ6', 'registers', { parts: ['QZ600'] }) })
-    const later = (await service().resolve({ q: 'QZ600' }, null, '2026-12-01')) as Obj
+    const later = (await h.resolve({ q: 'QZ600' }, null, '2026-12-01')) as Obj
     const chip = TARGETS.find((t) => t.key === 'chip:QZ6')!
     expect(later.topics.registers).toEqual({
       status: 'resolved',
@@ -434,6 +441,10 @@ describe('resolve', () => {
     // Ranked by the query's words, then by name.
     const ranked = (await service().resolve({ q: 'QZ30', query: 'qfn32' })) as Obj
     expect(ranked.candidates.map((c: Obj) => c.name)).toEqual(['QZ300B', 'QZ300A'])
+    // Two matches and no topic resolved: the part is not identified.
+    const none = (await service().resolve({ q: 'QZN' })) as Obj
+    expect([none.status, none.candidateCount, none.next]).toEqual(['ambiguous', 2, NEXT.ambiguous])
+    expect(none).not.toHaveProperty('suggestions')
     // Ten matches whose one topic resolves to one target: not ambiguous.
     const ten = (await service().resolve({ q: 'QZ5M0' })) as Obj
     expect([ten.status, ten.candidateCount]).toEqual(['resolved', 10])
@@ -448,7 +459,7 @@ describe('resolve', () => {
     const rest = (await h.resolve({ q: 'QZ5', candidate_limit: 20, cursor: first.page.nextCursor })) as Obj
     expect(rest.candidates.map((c: Obj) => c.name)).toEqual(['QZ5M19', 'QZ5M20'])
     expect(rest.page.nextCursor).toBeNull()
-    expect(await failure(() => h.resolve({ q: 'QZ5', query: 'other', candidate_limit: 20, cursor: first.page.nextCursor }))).toBe('INVALID_CURSOR cursor: The cursor belongs to a different query.')
+    expect(await failure(() => h.resolve({ q: 'QZ5', query: 'other',  candidate_limit: 20, cursor: first.page.nextCursor }))).toBe('INVALID_CURSOR cursor: The cursor belongs to a different query.')
   })
 })
 
@@ -580,6 +591,8 @@ describe('context answers without facts', () => {
     const gap = await ctx({ part: 'QZ100AT', topic: 'errata' })
     expect([gap.reason, gap.notes]).toEqual(['No QZ errata source.', ['This topic is not covered for this part: no facts returned.']])
     expect(gap).not.toHaveProperty('availablePackages')
+    // A package asked of a topic no leaf has packages for: the gap still says why.
+    expect((await ctx({ part: 'QZ100AT', topic: 'errata', package: 'BGA9' })).reason).toBe('No QZ errata source.')
     const pkg = await ctx({ part: 'QZ300(A-B)', topic: 'pins', package: 'BGA9' })
     expect([pkg.reason, pkg.availablePackages]).toEqual(['No matching part comes in package BGA9.', ['LQFP48', 'QFN32']])
   })
@@ -618,8 +631,16 @@ describe('context answers without facts', () => {
 
   it('then the filter lists, and with nothing left to give up, max_tokens is too small', async () => {
     const names = Array.from({ length: 60 }, (_, i) => `REGISTER_NUMBER_${i}`).join(',')
-    const r = await ctx({ part: 'QZ100AT', topic: 'errata', fact_names: names, max_tokens: 256 })
-    expect(r.filters).toEqual({ elided: true })
+    const r = await ctx({ part: 'QZ100AT', topic: 'errata', fact_names: names, peripheral: 'usart1', max_tokens: 256 })
+    expect(r.filters).toEqual({ peripheral: 'USART1', elided: true })
+    expect((await ctx({ part: 'QZ100AT', topic: 'errata', fact_name_prefixes: names, max_tokens: 256 })).filters).toEqual({ elided: true })
+    // Terms that tokenize badly: the echo of the terms used (at most MAX_QUERY_TERMS) is what does not fit.
+    const words = Array.from({ length: 60 }, (_, i) => `q${i}z7k${i}w9x${i}v3j${i}`).join(' ')
+    expect((await ctx({ part: 'QZ100AT', topic: 'errata', query: words, max_tokens: 256 })).filters).toEqual({ elided: true })
+    // Elided and still too big: max_tokens is too small.
+    expect(await failure(() => service().context({ part: 'QZ900', topic: 'pins', package: 'BGA9', fact_names: names, max_tokens: 256 } as never))).toMatch(
+      /^INVALID_PARAMETER max_tokens: max_tokens=256 cannot hold even this answer without facts \(\d+ tokens\); raise max_tokens\.$/
+    )
     expect(r.reason).toBe('No QZ errata source.')
     expect(r.page.tokens).toBeLessThanOrEqual(256)
     const roomy = await ctx({ part: 'QZ100AT', topic: 'errata', fact_names: names, max_tokens: 4000 })
@@ -637,6 +658,13 @@ describe('the store query of a context page', () => {
     expect(r.queries.pop()).toEqual({ target: 'svd:QZ1', topic: 'registers', names: ['A', 'b'], prefixes: ['UART.'], peripheral: 'USART1', terms: ['baud', 'rate'], limit: 8 })
     await h.context({ part: 'QZ100AT', topic: 'pins' } as never)
     expect(r.queries.pop()).toEqual({ target: 'pin:QZ100', topic: 'pins', names: [], prefixes: [], package: 'QFN32', terms: [], limit: 21 })
+    // The next page: after the cursor's position.
+    const first = JSON.parse((await h.context({ part: 'QZ100AT', topic: 'registers', limit: 1 } as never)).body) as Obj
+    expect(first.facts).toEqual([{ name: 'R1' }])
+    expect(r.queries.pop()).toEqual({ target: 'svd:QZ1', topic: 'registers', names: [], prefixes: [], terms: [], limit: 2 })
+    const next = JSON.parse((await h.context({ part: 'QZ100AT', topic: 'registers', limit: 1, cursor: first.page.nextCursor } as never)).body) as Obj
+    expect(next.facts).toEqual([{ name: 'R2' }])
+    expect(r.queries.pop()).toEqual({ target: 'svd:QZ1', topic: 'registers', names: [], prefixes: [], terms: [], after: { score: 0, ord: 1 }, limit: 2 })
     await h.context({ part: 'ZX1', topic: 'errata', silicon_revision: '5', package: 'qfn32' } as never)
     expect(r.queries.pop()).toEqual({ target: 'err:ZX1', topic: 'errata', names: [], prefixes: [], siliconRevision: '0x05', terms: [], limit: 21 })
   })
