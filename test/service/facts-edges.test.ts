@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { CatalogEntity, ReleaseCatalog, TargetSummary } from '../../src/model/catalog.js'
 import type { Topic } from '../../src/model/fact.js'
 import { normalizeKey } from '../../src/model/text.js'
@@ -266,7 +266,7 @@ describe('the answer cache', () => {
   it('without room, every answer is made again', async () => {
     const h = service(repo(), { contextCacheBytes: 0 })
     let made = 0
-    const ask = () => h.answer('r', ['a'], { a: 1 }, null, async () => ++made, String)
+    const ask = () => h.answer('r', ['a'], { a: 1 } as Record<string, unknown>, null, async () => ++made, String)
     expect([await ask(), await ask()]).toEqual(['1', '2'])
   })
 })
