@@ -54,13 +54,34 @@ describe('LazyFact', () => {
     expect(p.value).toEqual(fact.value)
   })
 
+  it('parses only what is asked: the name at once, each member when first asked for', () => {
+    // A body cut inside its evidence (as no stored body is): what comes before it reads, the evidence does not.
+    const cut = laidOut.slice(0, laidOut.indexOf('"locator"'))
+    const f = new LazyFact(cut)
+    expect(f.name).toBe(fact.name)
+    expect(f.value).toEqual(fact.value)
+    expect(f.scope).toEqual(fact.scope)
+    expect(() => f.evidence).toThrow()
+    expect(new LazyFact(cut).scope).toEqual(fact.scope)
+  })
+
+  it('finds the artifacts of the evidence without parsing the evidence or what follows it', () => {
+    const broken = laidOut.replace('"agreement":"agree"', '"agreement":agree')
+    expect(() => JSON.parse(broken)).toThrow()
+    const m = new Map<string, string>()
+    new LazyFact(broken).sources(m)
+    expect(Object.fromEntries(m)).toEqual({ 'svd/Quazar/QZ "7101".svd': SHA_A, 'pins/b.xml': SHA_B })
+  })
+
   it('decodes a body laid out otherwise whole', () => {
     const { id, ...rest } = fact
     for (const body of [
       JSON.stringify({ ...rest, id }), // id not first
       JSON.stringify({ id, topic: fact.topic, name: fact.name, scope: fact.scope, value: fact.value, evidence: fact.evidence }), // value not after name
       JSON.stringify({ id, topic: fact.topic, name: fact.name, value: fact.value, evidence: fact.evidence, scope: fact.scope }), // evidence before scope
-      JSON.stringify({ id, topic: fact.topic, name: fact.name, value: fact.value, evidence: fact.evidence }) // no scope
+      JSON.stringify({ id, topic: fact.topic, name: fact.name, value: fact.value, evidence: fact.evidence }), // no scope
+      // id not first, and a value holding members named like the markers: read whole, not by them.
+      JSON.stringify({ topic: fact.topic, value: { k: 1, name: 'inner', value: 2 }, name: fact.name, scope: fact.scope, evidence: fact.evidence, id })
     ]) {
       for (const first of ['value', 'scope', 'evidence'] as const) {
         const f = new LazyFact(body)
@@ -92,6 +113,13 @@ describe('LazyFact', () => {
     const m = new Map<string, string>()
     f.sources(m)
     expect(Object.fromEntries(m)).toEqual({ 'svd/Quazar/QZ "7101".svd': SHA_A, 'pins/b.xml': SHA_B })
+  })
+
+  it('a body whose name is not a string is read whole', () => {
+    const body = JSON.stringify({ id: fact.id, name: null, topic: fact.topic, value: fact.value, scope: fact.scope, evidence: fact.evidence })
+    const f = new LazyFact(body)
+    expect(f.name).toBeNull()
+    expect(f.value).toEqual(fact.value)
   })
 
   it('decodeFact is the body parsed', () => {
@@ -132,11 +160,11 @@ describe('DataDir', () => {
   it('lists the kept releases: directories named by an id with a manifest, sorted', () => {
     const root = tmp()
     expect(new DataDir(root).releaseIds()).toEqual([])
-    keep(root, ID2)
-    keep(root, ID)
+    const ids = ['f0', 'a1', '3c', 'e9', '07', 'b5', '5d', '92'].map((p) => p.repeat(8))
+    for (const id of ids) keep(root, id)
     keep(root, 'not-a-release-id')
     mkdirSync(join(root, 'releases', '1111111111111111'))
-    expect(new DataDir(root).releaseIds()).toEqual([ID, ID2])
+    expect(new DataDir(root).releaseIds()).toEqual([...ids].sort())
   })
 
   it('the promoted pointer: sound, missing, garbled, naming no kept release, and the last good id served meanwhile', () => {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { writeShard } from '../../indexer/shard.js'
 import type { Topic } from '../../src/model/fact.js'
 import { StoreError } from '../../src/store/errors.js'
@@ -34,7 +34,7 @@ interface F {
 
 // Unit 0: targets alpha and beta, each target's topics by name, as a shard holds them.
 const UNIT0: F[] = [
-  { target: 'alpha', topic: 'errata', name: 'ERR-1', terms: 'err 1 dma', rev: ' 0x01 ' },
+  { target: 'alpha', topic: 'errata', name: 'ERR-1', terms: 'err 1 dma', rev: ' 0x01 ', pkg: 'QFN32' },
   { target: 'alpha', topic: 'errata', name: 'ERR-2', terms: 'err 2 dma', rev: ' !0x01 * ' },
   { target: 'alpha', topic: 'errata', name: 'ERR-3', terms: 'err 3 usb dma', pkg: 'LQFP48' },
   { target: 'alpha', topic: 'errata', name: 'ERR-4', terms: 'err 4 dma', rev: ' 0x010 ' },
@@ -85,10 +85,10 @@ afterAll(() => {
 })
 
 /** Writes release `id` into data dir `root`: shards by the indexer's writer, the top file and manifest.json here. */
-function writeRelease(root: string, id: string, opts: { schema?: string | null } = {}): string {
+function writeRelease(root: string, id: string, opts: { schema?: string | null; units?: F[][] } = {}): string {
   const rel = join(root, 'releases', id)
   mkdirSync(join(rel, 'shards'), { recursive: true })
-  const shards = [UNIT0, UNIT1].map((unit, u) =>
+  const shards = (opts.units ?? [UNIT0, UNIT1]).map((unit, u) =>
     writeShard(
       join(root, `tmp-${id}-${u}.sqlite`),
       unit.map((f) => ({ target: f.target, topic: f.topic, id: '', name: f.name, package: f.pkg ?? null, revisions: f.rev ?? null, tokens: tokensOf(unit, f), body: bodyOf(f), peripherals: f.periph ?? [], terms: f.terms })),
@@ -129,23 +129,30 @@ const ordOf = (name: string, target = 'alpha') => UNIT0.findIndex((f) => f.name 
 let root: string
 let rel: string
 let store: ReleaseStore
-beforeAll(() => {
+/**
+ * The release, written on first use inside a test rather than in a hook: a mutant that breaks the
+ * writing (the schema, the body packing) must fail tests, and a failed hook fails none.
+ */
+function ready(): void {
+  if (store) return
   root = tmp('hwfacts-store-edges-')
   rel = writeRelease(root, ID)
   writeFileSync(join(root, 'promoted'), ID + '\n')
   store = openSqliteRelease(join(rel, 'release.sqlite'))
-})
+}
 afterAll(async () => {
   await store?.close()
 })
 
 describe('the top file', () => {
   it('gives the manifest and catalog its meta rows hold', () => {
-    expect(store.manifest).toEqual({ ...MANIFEST, id: ID })
+    ready()
+     expect(store.manifest).toEqual({ ...MANIFEST, id: ID })
     expect(store.catalog).toEqual(CATALOG)
   })
   it('refuses a top file of another schema, or none, naming both', () => {
-    const other = tmp('hwfacts-store-schema-')
+    ready()
+     const other = tmp('hwfacts-store-schema-')
     const r4 = writeRelease(other, ID, { schema: '4' })
     expect(() => openSqliteRelease(join(r4, 'release.sqlite'))).toThrow(`release file has schema 4; this service reads schema ${SCHEMA_VERSION}: rebuild the release`)
     const none = writeRelease(other, ID2, { schema: null })
@@ -155,7 +162,8 @@ describe('the top file', () => {
 
 describe('pages without query terms (in ord order)', () => {
   it('walks a range from its first fact, up to the limit, after a position', async () => {
-    expect(ns(await store.queryFacts(q('alpha', 'registers', { limit: 3 })))).toEqual(['UART.CTRL/0', 'UART.CTRL.EN/0', 'UART.DATA/0'])
+    ready()
+     expect(ns(await store.queryFacts(q('alpha', 'registers', { limit: 3 })))).toEqual(['UART.CTRL/0', 'UART.CTRL.EN/0', 'UART.DATA/0'])
     expect(show(await store.queryFacts(q('alpha', 'registers', { limit: 3, after: { score: 0, ord: ordOf('UART.DATA') } })))).toEqual([
       `UART.STAT/0/${tok('UART.STAT')}`,
       `SPI.CR/0/${tok('SPI.CR')}`,
@@ -169,17 +177,20 @@ describe('pages without query terms (in ord order)', () => {
   })
 
   it('answers nothing for a target or topic the release has no facts of', async () => {
-    expect(await store.queryFacts(q('alpha', 'memory'))).toEqual([])
+    ready()
+     expect(await store.queryFacts(q('alpha', 'memory'))).toEqual([])
     expect(await store.queryFacts(q('delta', 'registers'))).toEqual([])
     expect((await store.selectFacts(q('delta', 'registers'))).rows).toEqual([])
   })
 
   it('reads the second shard for its targets', async () => {
-    expect(show(await store.queryFacts(q('gamma', 'registers')), UNIT1)).toEqual([`UART.CTRL/0/${tok('UART.CTRL', 'gamma', UNIT1)}`])
+    ready()
+     expect(show(await store.queryFacts(q('gamma', 'registers')), UNIT1)).toEqual([`UART.CTRL/0/${tok('UART.CTRL', 'gamma', UNIT1)}`])
   })
 
   it('names (any case) and prefixes, ORed, each fact once, after a position', async () => {
-    expect(ns(await store.queryFacts(q('alpha', 'registers', { names: ['uart.data', 'UART.CTRL', 'NO_SUCH'] })))).toEqual(['UART.CTRL/0', 'UART.DATA/0'])
+    ready()
+     expect(ns(await store.queryFacts(q('alpha', 'registers', { names: ['uart.data', 'UART.CTRL', 'NO_SUCH'] })))).toEqual(['UART.CTRL/0', 'UART.DATA/0'])
     expect(ns(await store.queryFacts(q('alpha', 'registers', { names: ['uart.data', 'UART.CTRL'], after: { score: 0, ord: ordOf('UART.CTRL') } })))).toEqual(['UART.DATA/0'])
     expect(ns(await store.queryFacts(q('alpha', 'registers', { prefixes: ['SPI.'] })))).toEqual(['SPI.CR/0', 'SPI.CR.EN/0', 'SPI.DR/0'])
     // `uart.` is not a prefix of `uartx.mode`; beta's UART registers are another range.
@@ -190,17 +201,20 @@ describe('pages without query terms (in ord order)', () => {
   })
 
   it('a peripheral within the range, alone or with names, after a position', async () => {
-    expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART' })))).toEqual(['UART.CTRL/0', 'UART.CTRL.EN/0', 'UART.DATA/0', 'UART.STAT/0'])
+    ready()
+     expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART' })))).toEqual(['UART.CTRL/0', 'UART.CTRL.EN/0', 'UART.DATA/0', 'UART.STAT/0'])
     expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART', limit: 2 })))).toEqual(['UART.CTRL/0', 'UART.CTRL.EN/0'])
     expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART', after: { score: 0, ord: ordOf('UART.CTRL.EN') } })))).toEqual(['UART.DATA/0', 'UART.STAT/0'])
     expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART2' })))).toEqual(['UART.DATA/0'])
     expect(ns(await store.queryFacts(q('beta', 'registers', { peripheral: 'UART' })))).toEqual(['UART.CTRL/0', 'UART.DATA/0'])
+    expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART', names: ['SPI.CR', 'UART.STAT'] })))).toEqual(['UART.STAT/0'])
     expect(ns(await store.queryFacts(q('alpha', 'registers', { peripheral: 'UART', names: ['SPI.CR', 'UART.DATA', 'UART.STAT'], limit: 1 })))).toEqual(['UART.DATA/0'])
     expect(await store.queryFacts(q('alpha', 'registers', { peripheral: 'NOPE' }))).toEqual([])
   })
 
   it('packages compare ASCII letters without case, other letters exactly', async () => {
-    expect(ns(await store.queryFacts(q('alpha', 'pins', { package: 'lqfp48' })))).toEqual(['PA0/0', 'PB0/0'])
+    ready()
+     expect(ns(await store.queryFacts(q('alpha', 'pins', { package: 'lqfp48' })))).toEqual(['PA0/0', 'PB0/0'])
     expect(ns(await store.queryFacts(q('alpha', 'pins', { package: 'Lqfp48', limit: 1 })))).toEqual(['PA0/0'])
     expect(ns(await store.queryFacts(q('alpha', 'pins', { package: 'LQFP48', after: { score: 0, ord: ordOf('PA0') } })))).toEqual(['PB0/0'])
     expect(ns(await store.queryFacts(q('alpha', 'pins', { package: 'Éqfn' })))).toEqual(['PB1/0'])
@@ -210,7 +224,8 @@ describe('pages without query terms (in ord order)', () => {
   })
 
   it('a silicon revision: no column, listed as applying, or unlisted ones apply and it is not listed as not', async () => {
-    const rev = async (code: string, more: Partial<FactQuery> = {}) => ns(await store.queryFacts(q('alpha', 'errata', { siliconRevision: code, ...more })))
+    ready()
+     const rev = async (code: string, more: Partial<FactQuery> = {}) => ns(await store.queryFacts(q('alpha', 'errata', { siliconRevision: code, ...more })))
     expect(await rev('0x01')).toEqual(['ERR-1/0', 'ERR-3/0'])
     expect(await rev('0x02')).toEqual(['ERR-2/0', 'ERR-3/0'])
     expect(await rev('0x010')).toEqual(['ERR-2/0', 'ERR-3/0', 'ERR-4/0'])
@@ -219,6 +234,8 @@ describe('pages without query terms (in ord order)', () => {
     // Both filters hold: ERR-3 (no revisions, package LQFP48); ERR-1 applies to 0x01 but has no package.
     expect(await rev('0x01', { package: 'lqfp48' })).toEqual(['ERR-3/0'])
     expect(await rev('0x02', { package: 'qfn32' })).toEqual([])
+    // A package alone hides no errata fact by its revisions.
+    expect(ns(await store.queryFacts(q('alpha', 'errata', { package: 'qfn32' })))).toEqual(['ERR-1/0'])
   })
 })
 
@@ -226,7 +243,8 @@ describe('pages with query terms (most terms matched first, then ord)', () => {
   const terms = async (t: string[], more: Partial<FactQuery> = {}, target = 'alpha', topic: Topic = 'registers') => ns(await store.queryFacts(q(target, topic, { terms: t, ...more })))
 
   it('counts the terms each fact matches as prefixes, within its own target and topic', async () => {
-    expect(await terms(['uart', 'ctrl'])).toEqual(['UART.CTRL/2', 'UART.CTRL.EN/2', 'UART.DATA/1', 'UART.STAT/1', 'TIMER.CTRL/1', 'UARTX.MODE/1'])
+    ready()
+     expect(await terms(['uart', 'ctrl'])).toEqual(['UART.CTRL/2', 'UART.CTRL.EN/2', 'UART.DATA/1', 'UART.STAT/1', 'TIMER.CTRL/1', 'UARTX.MODE/1'])
     expect(await terms(['uart', 'ctrl'], { limit: 3 })).toEqual(['UART.CTRL/2', 'UART.CTRL.EN/2', 'UART.DATA/1'])
     expect(await terms(['uart', 'ctrl'], { limit: 1 })).toEqual(['UART.CTRL/2'])
     expect(await terms(['uart', 'ctrl'], { after: { score: 2, ord: ordOf('UART.CTRL') } })).toEqual(['UART.CTRL.EN/2', 'UART.DATA/1', 'UART.STAT/1', 'TIMER.CTRL/1', 'UARTX.MODE/1'])
@@ -234,6 +252,8 @@ describe('pages with query terms (most terms matched first, then ord)', () => {
     expect(await terms(['uart', 'ctrl'], { after: { score: 2, ord: ordOf('UART.CTRL.EN') }, limit: 1 })).toEqual(['UART.DATA/1'])
     expect(await terms(['en', 'control', 'cr'])).toEqual(['SPI.CR/2', 'SPI.CR.EN/2', 'UART.CTRL/1', 'UART.CTRL.EN/1', 'TIMER.CTRL/1'])
     expect(await terms(['spi', 'cr', 'en'])).toEqual(['SPI.CR.EN/3', 'SPI.CR/2', 'UART.CTRL.EN/1', 'SPI.DR/1'])
+    // After a position of a higher score: every row of a lower score follows, whatever its ord.
+    expect(await terms(['timer', 'ctrl'], { after: { score: 2, ord: ordOf('TIMER.CTRL') } })).toEqual(['UART.CTRL/1', 'UART.CTRL.EN/1', 'TIMER.CNT/1'])
     expect(await terms(['zzz'])).toEqual([])
     expect(await terms(['uart'], {}, 'beta')).toEqual(['UART.CTRL/1', 'UART.DATA/1'])
     expect(await terms(['usart1'], {}, 'alpha', 'pins')).toEqual(['PA0/1', 'PA1/1', 'PB0/1', 'PB1/1'])
@@ -241,7 +261,8 @@ describe('pages with query terms (most terms matched first, then ord)', () => {
   })
 
   it('with other filters, chosen in SQL: names, prefixes, peripheral, package, revision, after a position', async () => {
-    expect(await terms(['uart'], { names: ['UART.DATA', 'uart.stat', 'SPI.DR'] })).toEqual(['UART.DATA/1', 'UART.STAT/1'])
+    ready()
+     expect(await terms(['uart'], { names: ['UART.DATA', 'uart.stat', 'SPI.DR'] })).toEqual(['UART.DATA/1', 'UART.STAT/1'])
     expect(await terms(['uart', 'ctrl'], { prefixes: ['uart.ctrl'] })).toEqual(['UART.CTRL/2', 'UART.CTRL.EN/2'])
     expect(await terms(['data', 'uart'], { names: ['SPI.DR'], prefixes: ['UART.'] })).toEqual(['UART.DATA/2', 'UART.CTRL/1', 'UART.CTRL.EN/1', 'UART.STAT/1', 'SPI.DR/1'])
     expect(await terms(['data', 'uart'], { names: ['SPI.DR'], prefixes: ['UART.'], after: { score: 1, ord: ordOf('UART.CTRL') }, limit: 2 })).toEqual(['UART.CTRL.EN/1', 'UART.STAT/1'])
@@ -254,17 +275,23 @@ describe('pages with query terms (most terms matched first, then ord)', () => {
     expect(await terms(['dma'], { siliconRevision: '0x01' }, 'alpha', 'errata')).toEqual(['ERR-1/1', 'ERR-3/1'])
     expect(await terms(['dma', 'usb'], { siliconRevision: '0x010' }, 'alpha', 'errata')).toEqual(['ERR-3/2', 'ERR-2/1', 'ERR-4/1'])
     expect(await terms(['dma'], { siliconRevision: '0x02', package: 'LQFP48' }, 'alpha', 'errata')).toEqual(['ERR-3/1'])
+    // Other filters without a revision hide no errata fact by its revisions.
+    expect(await terms(['dma'], { names: ['ERR-1', 'ERR-2'] }, 'alpha', 'errata')).toEqual(['ERR-1/1', 'ERR-2/1'])
+    expect(await terms(['dma'], { package: 'qfn32' }, 'alpha', 'errata')).toEqual(['ERR-1/1'])
+    expect(await terms(['timer', 'ctrl'], { prefixes: ['TIMER.', 'uart.'], after: { score: 2, ord: ordOf('TIMER.CTRL') } })).toEqual(['UART.CTRL/1', 'UART.CTRL.EN/1', 'TIMER.CNT/1'])
   })
 
   it('keeps one prepared statement per shard: the same query shape on another shard reads that shard', async () => {
-    const shape = { terms: ['uart'], names: ['UART.CTRL'] }
+    ready()
+     const shape = { terms: ['uart'], names: ['UART.CTRL'] }
     expect(await terms(shape.terms, { names: shape.names })).toEqual(['UART.CTRL/1'])
     expect(ns(await store.queryFacts(q('gamma', 'registers', shape)), UNIT1)).toEqual(['UART.CTRL/1'])
     expect(await terms(shape.terms, { names: shape.names })).toEqual(['UART.CTRL/1'])
   })
 
   it('lets go of every shard on close: a later query opens the files again', async () => {
-    const other = tmp('hwfacts-store-close-')
+    ready()
+     const other = tmp('hwfacts-store-close-')
     const r = writeRelease(other, ID)
     const s = openSqliteRelease(join(r, 'release.sqlite'))
     expect(ns(await s.queryFacts(q('beta', 'registers')))).toEqual(['UART.CTRL/0', 'UART.DATA/0'])
@@ -274,7 +301,8 @@ describe('pages with query terms (most terms matched first, then ord)', () => {
   })
 
   it('reopens its shards and statements after close', async () => {
-    const s = openSqliteRelease(join(rel, 'release.sqlite'))
+    ready()
+     const s = openSqliteRelease(join(rel, 'release.sqlite'))
     const shape = q('alpha', 'registers', { terms: ['ctrl'], peripheral: 'TIMER' })
     expect(ns(await s.queryFacts(shape))).toEqual(['TIMER.CTRL/1'])
     await s.close()
@@ -285,7 +313,8 @@ describe('pages with query terms (most terms matched first, then ord)', () => {
 
 describe('selectFacts: every row of the page, bodies read for the rows kept', () => {
   it('reads bodies across blocks, in answer order, for the first rows asked', async () => {
-    // alpha's registers are ords 10..19: blocks of 8 from 10 (10..17) and 18..19; terms order them otherwise.
+    ready()
+     // alpha's registers are ords 10..19: blocks of 8 from 10 (10..17) and 18..19; terms order them otherwise.
     const sel = await store.selectFacts(q('alpha', 'registers', { terms: ['mode', 'timer', 'uart'] }))
     const want = ['UARTX.MODE/2', 'UART.CTRL/1', 'UART.CTRL.EN/1', 'UART.DATA/1', 'UART.STAT/1', 'TIMER.CNT/1', 'TIMER.CTRL/1']
     expect(sel.rows.map((r) => `${UNIT0[r.ord - 1]!.name}/${r.score}/${r.tokens}`)).toEqual(want.map((w) => `${w}/${tok(w.split('/')[0]!)}`))
@@ -304,7 +333,8 @@ describe('selectFacts: every row of the page, bodies read for the rows kept', ()
 
 describe('a shard that cannot be opened', () => {
   it('fails the queries it holds with release-unavailable, naming it; the others are answered', async () => {
-    const other = tmp('hwfacts-store-gone-')
+    ready()
+     const other = tmp('hwfacts-store-gone-')
     const r = writeRelease(other, ID)
     const s = openSqliteRelease(join(r, 'release.sqlite'))
     const top = new Database(join(r, 'release.sqlite'), { readonly: true })
@@ -323,9 +353,32 @@ describe('a shard that cannot be opened', () => {
   })
 })
 
+describe('reading never creates a file', () => {
+  it('a missing top file or shard fails, and is not created', () => {
+    ready()
+    const d = tmp('hwfacts-store-missing-')
+    expect(() => openSqliteRelease(join(d, 'release.sqlite'))).toThrow()
+    expect(() => [...readStoredFacts(join(d, 'release.sqlite'))]).toThrow()
+    const r = writeRelease(d, ID)
+    const m = JSON.parse(readFileSync(join(r, 'manifest.json'), 'utf8')) as { shards: Array<{ sha256: string }> }
+    const shard = join(r, shardFileName(m.shards[0]!.sha256))
+    rmSync(shard)
+    expect(() => [...readStoredFacts(join(r, 'release.sqlite'))]).toThrow()
+    expect(readdirSync(d)).not.toContain('release.sqlite')
+    expect(existsSync(shard)).toBe(false)
+  })
+})
+
 describe('readStoredFacts', () => {
+  it('gives nothing for a release without facts', () => {
+    ready()
+    const r = writeRelease(tmp('hwfacts-store-empty-'), ID, { units: [] })
+    expect([...readStoredFacts(join(r, 'release.sqlite'))]).toEqual([])
+  })
+
   it('gives every fact of the release in canonical order, with its row, peripherals and body', () => {
-    const got = [...readStoredFacts(join(rel, 'release.sqlite'))]
+    ready()
+     const got = [...readStoredFacts(join(rel, 'release.sqlite'))]
     const want = [...UNIT0.map((f, i) => ({ f, ord: i + 1, unit: UNIT0 })), ...UNIT1.map((f, i) => ({ f, ord: i + 1, unit: UNIT1 }))].map(({ f, ord, unit }) => ({
       ord,
       target: f.target,
@@ -341,7 +394,8 @@ describe('readStoredFacts', () => {
   })
 
   it('fails naming the fact a body block is missing for', () => {
-    const other = tmp('hwfacts-store-noblock-')
+    ready()
+     const other = tmp('hwfacts-store-noblock-')
     const r = writeRelease(other, ID)
     const top = new Database(join(r, 'release.sqlite'), { readonly: true })
     const sha0 = (top.prepare('SELECT sha256 FROM shards WHERE shard = 0').get() as { sha256: string }).sha256
@@ -371,11 +425,13 @@ describe('releaseFileProblems', () => {
   const manifestOf = (d: string) => JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8')) as { database?: { sha256: string; bytes: number }; shards?: Array<{ sha256: string; bytes: number }> }
 
   it('is empty for a sound release', async () => {
-    expect(await releaseFileProblems(rel)).toEqual([])
+    ready()
+     expect(await releaseFileProblems(rel)).toEqual([])
   })
 
   it('says when manifest.json is unreadable or records no database digest', async () => {
-    const d = copy()
+    ready()
+     const d = copy()
     rmSync(join(d, 'manifest.json'))
     expect(await releaseFileProblems(d)).toEqual([expect.stringMatching(/^manifest\.json is unreadable \(ENOENT.*\)$/)])
     writeFileSync(join(d, 'manifest.json'), JSON.stringify({ id: ID }))
@@ -383,7 +439,8 @@ describe('releaseFileProblems', () => {
   })
 
   it('names each file missing, of another size, or of another digest, and only then the shard list', async () => {
-    const d = copy()
+    ready()
+     const d = copy()
     const m = manifestOf(d)
     const [s0, s1] = m.shards!
     rmSync(join(d, shardFileName(s0!.sha256)))
@@ -399,15 +456,28 @@ describe('releaseFileProblems', () => {
   })
 
   it('a manifest without shards checks the top file alone, and its shard list against none', async () => {
-    const d = copy()
+    ready()
+     const d = copy()
     const m = manifestOf(d)
     delete m.shards
     writeFileSync(join(d, 'manifest.json'), JSON.stringify(m))
     expect(await releaseFileProblems(d)).toEqual(['release.sqlite refers to other shards than manifest.json lists'])
   })
 
-  it('refuses a top file listing other shards (or the same in another order) than manifest.json', async () => {
+  it('with a file problem, names only the files (the shard list is compared once they are sound)', async () => {
+    ready()
     const d = copy()
+    const m = manifestOf(d)
+    const gone = shardFileName(m.shards![1]!.sha256)
+    m.shards = [m.shards![1]!, m.shards![0]!]
+    writeFileSync(join(d, 'manifest.json'), JSON.stringify(m))
+    rmSync(join(d, gone))
+    expect(await releaseFileProblems(d)).toEqual([`${gone} cannot be read (ENOENT)`])
+  })
+
+  it('refuses a top file listing other shards (or the same in another order) than manifest.json', async () => {
+    ready()
+     const d = copy()
     const m = manifestOf(d)
     m.shards = [m.shards![1]!, m.shards![0]!]
     writeFileSync(join(d, 'manifest.json'), JSON.stringify(m))
@@ -418,7 +488,8 @@ describe('releaseFileProblems', () => {
   })
 
   it('names a file that has its recorded size but cannot be hashed', async () => {
-    const d = copy()
+    ready()
+     const d = copy()
     const m = manifestOf(d)
     const name = shardFileName(m.shards![0]!.sha256)
     rmSync(join(d, name))
@@ -429,7 +500,8 @@ describe('releaseFileProblems', () => {
   })
 
   it('a top file that is no database has no shard list to compare (opening it says what is wrong)', async () => {
-    const d = copy()
+    ready()
+     const d = copy()
     const m = manifestOf(d)
     writeFileSync(join(d, 'release.sqlite'), 'not a database at all')
     m.database = { sha256: sha('not a database at all'), bytes: 21 }
@@ -444,12 +516,16 @@ describe('SqliteRepository', () => {
   })
 
   it('opens kept releases once, refuses ids that are not release ids or not kept', async () => {
-    const repo = new SqliteRepository(root)
+    ready()
+     const repo = new SqliteRepository(root)
     expect(repo.kind).toBe('sqlite')
     expect(await repo.list()).toEqual([ID])
     expect(await repo.promotedId()).toBe(ID)
     expect(repo.pointerStatus()).toEqual({ ok: true })
     expect(await repo.open('AAAAAAAAAAAAAAAA')).toBeUndefined()
+    // A path to a kept release is no release id.
+    expect(await repo.open(`../releases/${ID}`)).toBeUndefined()
+    expect(await repo.open(`${ID}/`)).toBeUndefined()
     expect(await repo.open(ID2)).toBeUndefined()
     const [a, b] = await Promise.all([repo.open(ID), repo.open(ID)])
     expect(a).toBe(b)
@@ -465,7 +541,8 @@ describe('SqliteRepository', () => {
   })
 
   it('refuses a release whose files fail their check, and keeps refusing it for a while', async () => {
-    const d = tmp('hwfacts-store-refused-')
+    ready()
+     const d = tmp('hwfacts-store-refused-')
     const r = writeRelease(d, ID)
     const m = JSON.parse(readFileSync(join(r, 'manifest.json'), 'utf8')) as { shards: Array<{ sha256: string }> }
     const file = join(r, shardFileName(m.shards[1]!.sha256))
@@ -483,15 +560,27 @@ describe('SqliteRepository', () => {
     await repo.close()
   })
 
+  it('refuses a release whose top file is not its own (nor a database), naming the digest check', async () => {
+    ready()
+    const d = tmp('hwfacts-store-garbage-')
+    const r = writeRelease(d, ID)
+    const m = JSON.parse(readFileSync(join(r, 'manifest.json'), 'utf8')) as { database: { sha256: string; bytes: number } }
+    const garbage = 'x'.repeat(m.database.bytes)
+    writeFileSync(join(r, 'release.sqlite'), garbage)
+    await expect(new SqliteRepository(d).open(ID)).rejects.toThrow(`Corpus release ${ID} is not served: release.sqlite has sha256 ${sha(garbage)}; its manifest records ${m.database.sha256}.`)
+  })
+
   it('refuses a release whose top file cannot be opened, with the reason opening it gave', async () => {
-    const d = tmp('hwfacts-store-schema4-')
+    ready()
+     const d = tmp('hwfacts-store-schema4-')
     writeRelease(d, ID, { schema: '4' })
     const repo = new SqliteRepository(d)
     await expect(repo.open(ID)).rejects.toThrow(`Corpus release ${ID} is not served: release file has schema 4; this service reads schema ${SCHEMA_VERSION}: rebuild the release.`)
   })
 
   it('re-reads the promoted pointer at most once a second, and only when the file changed', async () => {
-    const d = tmp('hwfacts-store-promoted-')
+    ready()
+     const d = tmp('hwfacts-store-promoted-')
     writeRelease(d, ID)
     writeRelease(d, ID2)
     const pointer = join(d, 'promoted')
