@@ -43,6 +43,8 @@ const TARGETS: TargetSummary[] = [
   target('svd:QZ6', 'svd/QZ6.svd'),
   target('chip:QZ6', 'chips/QZ6.json', { factCounts: { registers: 9 } }),
   target('svd:QZ7', 'svd/QZ7.svd'),
+  target('chip:QZ6B', 'chips/QZ6B.json', { factCounts: { registers: 9 } }),
+  target('pin:BADP', 'pins/bad.xml', { failure: { file: 'pins/bad.xml', reason: 'no pins' }, factCounts: {} }),
   target('err:ZX1', 'errata/ZX1.h'),
   target('svd:QZ7X', 'svd/QZ7X.svd'),
   ...Array.from({ length: 10 }, (_, i) => target(`svd:QZ80${i}`, `svd/QZ80${i}.svd`))
@@ -77,13 +79,30 @@ const ENTITIES: CatalogEntity[] = [
   ent('QZ900', { kind: 'refname', members: MANY_PACKAGES.map((p) => `QZ9-${p}`) }),
   ...MANY_PACKAGES.map((p) => ent(`QZ9-${p}`, { targets: { pins: ['pin:QZ300'] }, package: p })),
   ent('QZN1', { kind: 'device' }),
+  // A readable pin source and a failed one, no cross-check rule for pins: both are candidates.
+  ent('QZ410', { kind: 'device', targets: { pins: ['pin:QZ100', 'pin:BADP'] } }),
+  // A failed SVD beside a readable one: the readable one is served (the failed one is no lead).
+  ent('QZ420', { kind: 'device', targets: { registers: ['svd:QZ6', 'svd:BAD'] } }),
+  // Two pin targets in one package: not "several packages".
+  ent('QZ430', { targets: { pins: ['pin:QZ100', 'pin:QZ300'] }, package: 'QFN32' }),
+  // A pin target the release does not have: a package, but no source.
+  ent('QZ440', { targets: { pins: ['pin:GONE'] }, package: 'SO8' }),
+  // Two chip targets beside the SVD: served the SVD, the chips unchecked (one kind, two targets).
+  ent('QZ610', { kind: 'device', targets: { registers: ['svd:QZ6', 'chip:QZ6', 'chip:QZ6B'] } }),
+  ent('QZ950', { kind: 'refname', members: MANY_PACKAGES.slice(0, 8).map((p) => `QZ9-${p}`) }),
+  // An ordering code only one part owns.
+  ent('QZ960', { ordering: { stem: 'QZ960', suffix: '[A-Z]{2}', reason: 'two letters' }, targets: { registers: ['svd:QZ1'] } }),
+  ent('ZX2', { targets: { registers: ['svd:QZ1'] } }),
   ent('QZN2', { kind: 'device' }),
   ent('ZX1', { targets: { registers: ['svd:QZ1'], errata: ['err:ZX1'] } })
 ]
 const CATALOG: ReleaseCatalog = {
   entities: ENTITIES,
   targets: TARGETS,
-  gaps: [{ match: 'QZ*', topic: 'errata', reason: 'No QZ errata source.' }],
+  gaps: [
+    { match: 'QZ*', topic: 'errata', reason: 'No QZ errata source.' },
+    { match: 'ZX2', topic: 'electrical', reason: 'No ZX2 electrical source.' }
+  ],
   crossCheck: [{ topic: 'registers', order: ['cmsis-svd', 'stm32-data-chip'], reason: 'SVDs served, chip data checked.' }]
 }
 const SOURCES: SourceRecord[] = TARGETS.flatMap((t) => t.sources ?? [t]).map((s, i) => ({
@@ -148,6 +167,10 @@ async function failure(f: () => Promise<unknown>): Promise<string> {
 }
 
 describe('canonicalRevision and splitList', () => {
+  it('a revision code is read trimmed, leading zeros dropped', () => {
+    expect([' 1A ', '0x0005', '0005ul', '00', ' 0x10 '].map(canonicalRevision)).toEqual(['0x1a', '0x05', '0x05', '0x00', '0x10'])
+  })
+
   it('writes a revision code as 0x and at least two lowercase hex digits; other text trimmed and lowercased', () => {
     expect(['0x05', '0x5', '5', '05', '0x05ul', ' 0X1A ', '0x00', '0', '0x100', '0x0100UL', 'rev B ', '0xg1'].map(canonicalRevision)).toEqual([
       '0x05',
@@ -334,6 +357,8 @@ describe('resolve', () => {
     const later = (await service().resolve({ q: 'ZX1' }, null, '2026-12-01')) as Obj
     expect(Object.keys(later.topics)).toEqual(['registers', 'pins', 'electrical', 'errata', 'memory', 'interrupts', 'dma', 'clocks'])
     expect(later.part).toEqual(summary('ZX1'))
+    // One target of a cross-checked topic: nothing to check it against.
+    expect(later.topics.registers).toEqual({ status: 'resolved', target: tref('svd:QZ1', 'registers', { parts: ['ZX1'] }) })
     expect(later.topics.errata).toEqual({ status: 'resolved', target: tref('err:ZX1', 'errata', { parts: ['ZX1'] }) })
     expect(later.topics.memory).toEqual(NO_SOURCE('memory'))
   })
@@ -402,6 +427,29 @@ describe('resolve', () => {
     expect(r.status).toBe('resolved')
   })
 
+  it('failed sources beside readable ones, one package, a target the release lacks, an exact number of packages', async () => {
+    const h = service()
+    const mixed = (await h.resolve({ q: 'QZ410' })) as Obj
+    expect(mixed.topics.pins).toEqual({
+      status: 'ambiguous',
+      candidates: [tref('pin:BADP', 'pins', { parts: ['QZ410'] }), tref('pin:QZ100', 'pins', { parts: ['QZ410'] })],
+      candidateCount: 2,
+      hint: 'Several document targets match: give a full selector part or ordering code.'
+    })
+    expect(((await h.resolve({ q: 'QZ420' })) as Obj).topics.registers).toEqual({ status: 'resolved', target: tref('svd:QZ6', 'registers', { parts: ['QZ420'] }) })
+    expect(((await h.resolve({ q: 'QZ430' })) as Obj).topics.pins.hint).toBe('Several document targets match: give a full selector part or ordering code.')
+    expect(((await h.resolve({ q: 'QZ440' })) as Obj).topics.pins).toEqual(NO_SOURCE('pins'))
+    expect(((await h.resolve({ q: 'QZ950' })) as Obj).topics.pins.hint).toBe(`Several packages (${MANY_PACKAGES.slice(0, 8).join(', ')}): give package=… or a full selector part.`)
+    // The first matched part with a curated gap gives the reason.
+    expect(((await h.resolve({ q: 'ZX' })) as Obj).topics.electrical).toEqual({ status: 'not_covered', reason: 'No ZX2 electrical source.' })
+    // An ordering code one part owns resolves.
+    const one = (await h.resolve({ q: 'QZ960AB' })) as Obj
+    expect([one.status, one.match, one.part?.name]).toEqual(['resolved', 'ordering-code', 'QZ960'])
+    // A group whose topics resolve is its own candidate, not its members.
+    const group = (await h.resolve({ q: 'QZ500' })) as Obj
+    expect([group.status, group.candidates.map((c: Obj) => c.name), group.candidateCount]).toEqual(['resolved', ['QZ500'], 1])
+  })
+
   it('a target of many parts lists the first 20 and counts them all', async () => {
     const r = (await service().resolve({ q: 'QZ500' })) as Obj
     const parts = Array.from({ length: 21 }, (_, i) => `QZ5M${String(i).padStart(2, '0')}`)
@@ -419,6 +467,11 @@ describe('resolve', () => {
       status: 'resolved',
       target: tref('svd:QZ6', 'registers', { parts: ['QZ600'] }),
       crossCheck: { reason: 'SVDs served, chip data checked.', checked: [{ key: 'chip:QZ6', device: 'QZ6', factCount: 9, source: { path: chip.sourcePath, sha256: chip.sourceSha256 } }] }
+    })
+    expect(((await h.resolve({ q: 'QZ610' }, null, '2026-12-01')) as Obj).topics.registers.crossCheck).toEqual({
+      reason: 'SVDs served, chip data checked.',
+      checked: [],
+      unchecked: [{ kind: 'stm32-data-chip', targets: ['chip:QZ6', 'chip:QZ6B'] }]
     })
     // Two SVDs lead: ambiguous between them; the chip data, only ever checked, is no candidate.
     const two = (await service().resolve({ q: 'QZ700' }, null, '2026-12-01')) as Obj
@@ -491,6 +544,7 @@ describe('catalog search and catalog part', () => {
     const paged = (await h.catalogSearch({ q: 'QZ5', candidate_limit: 20 })) as Obj
     expect([paged.results.length, paged.total]).toEqual([20, 21])
     expect(((await h.catalogSearch({ q: 'QZ5', candidate_limit: 20, cursor: paged.page.nextCursor })) as Obj).results.map((x: Obj) => x.name)).toEqual(['QZ5M20'])
+    expect(await failure(() => h.catalogSearch({ q: 'QZ5M', candidate_limit: 20, cursor: paged.page.nextCursor }))).toBe('INVALID_CURSOR cursor: The cursor belongs to a different query.')
   })
 
   it('part: the documents per topic and the sources they rest on, with what this service verified', async () => {
@@ -533,6 +587,7 @@ describe('catalog search and catalog part', () => {
   it('part: every source of a target of several, and the checked ones of a cross-check; a distributor named after the publisher is the publisher', async () => {
     const h = service()
     const five = (await h.catalogPart({ part: 'QZ500' })) as Obj
+    expect(five.part).toEqual({ ...summary('QZ500'), members: ENTITIES.find((e) => e.name === 'QZ500')!.members })
     expect(five.sources.map((s: Obj) => [s.path, s.targets, s.trust.checksumVerified, s.trust.checksumNote])).toEqual([
       ['svd/QZ5.svd', ['svd:QZ5'], false, 'Not verified by this service: this instance has no source archive to check.'],
       ['svd/alt/QZ5.svd', ['svd:QZ5'], false, 'Not verified by this service: this instance has no source archive to check.']
@@ -627,6 +682,10 @@ describe('context answers without facts', () => {
     expect(all.parsed.page).toMatchObject({ truncatedBy: null, neededMaxTokens: null, budgetTooSmall: false })
     expect(all.real).toBeLessThanOrEqual(needed)
     expect(all.parsed.page.tokens).toBeGreaterThan(needed - 10)
+    // A budget of exactly the answer's tokens holds it.
+    const exact = await tokensOf({ part: 'QZ800', topic: 'registers', max_tokens: all.parsed.page.tokens })
+    expect(exact.parsed.candidates).toHaveLength(10)
+    expect(exact.parsed.page.tokens).toBe(all.parsed.page.tokens)
   })
 
   it('then the filter lists, and with nothing left to give up, max_tokens is too small', async () => {
@@ -646,7 +705,10 @@ describe('context answers without facts', () => {
     const roomy = await ctx({ part: 'QZ100AT', topic: 'errata', fact_names: names, max_tokens: 4000 })
     expect(roomy.filters.factNames).toHaveLength(60)
     const err = await failure(() => service().context({ part: 'QZ900', topic: 'pins', package: 'BGA9', max_tokens: 256 } as never))
-    expect(err).toMatch(/^INVALID_PARAMETER max_tokens: max_tokens=256 cannot hold even this answer without facts \(\d+ tokens\); raise max_tokens\.$/)
+    // The answer's own count (with max_tokens of as many digits): nothing was left out of it.
+    const whole = await ctx({ part: 'QZ900', topic: 'pins', package: 'BGA9', max_tokens: 999 })
+    expect(whole.filters).toEqual({ package: 'BGA9' })
+    expect(err).toBe(`INVALID_PARAMETER max_tokens: max_tokens=256 cannot hold even this answer without facts (${whole.page.tokens} tokens); raise max_tokens.`)
   })
 })
 
