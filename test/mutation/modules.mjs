@@ -54,5 +54,20 @@ export const MODULES = {
   check: { mutate: ['src/service/check.ts:1-388', 'src/service/pins.ts'], tests: ['test/check/check-edges.test.ts'] },
   'check-answer': { mutate: ['src/service/check.ts:389-601'], tests: ['test/check/check-edges.test.ts'] },
   // Agreement between sources on in-memory stores (plans, matchers by name, number and address range, discrepancies).
-  'cross-check': { mutate: ['src/service/cross-check.ts'], tests: ['test/service/cross-check*.test.ts'] }
+  'cross-check': { mutate: ['src/service/cross-check.ts'], tests: ['test/service/cross-check*.test.ts'] },
+  // The SQLite store, the stored body's lazy reader, the revision rule and the data directory, on a hand-made
+  // release of two shards (test/store/sqlite-edges.test.ts: written by the indexer's shard writer in the temp
+  // directory, well under a second) and hand-written bodies and data directories. The conformance suite
+  // (test/store/sqlite.test.ts: the whole corpus release against a brute-force model) is left out: it takes
+  // minutes, which every mutant the focused suites leave would pay.
+  'store-sqlite': {
+    mutate: ['src/store/sqlite/*.ts', 'src/store/fact-body.ts', 'src/store/revisions.ts', 'src/store/layout.ts'],
+    tests: ['test/store/sqlite-edges.test.ts', 'test/store/fact-body-layout.test.ts', 'test/store/revisions.test.ts', 'test/store/statement-cache.test.ts']
+  },
+  // The one token-budgeted pager of context and compare, on hand-made heads and items (no release).
+  pager: { mutate: ['src/service/pager.ts'], tests: ['test/service/pager-edges.test.ts', 'test/service/pager.test.ts'] },
+  // The service layer outside the context page (which `context` mutates): the release a request reads, the
+  // answer cache, resolution and its statuses, catalog search and part, the answers without facts and their
+  // budget, the store query of a page; over an in-memory repository of a hand-made catalog (no release).
+  facts: { mutate: ['src/service/facts.ts:1-432', 'src/service/facts.ts:676-784'], tests: ['test/service/facts-edges.test.ts'] }
 }
