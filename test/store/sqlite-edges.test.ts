@@ -606,4 +606,18 @@ describe('SqliteRepository', () => {
     expect(repo.pointerStatus()).toEqual({ ok: false, detail: `the promoted pointer is missing: still serving the last good release ${ID2}` })
     expect(existsSync(pointer)).toBe(false)
   })
+
+  it('says a pointer missing from the start is missing, for readiness, and serves it once it appears', async () => {
+    const d = tmp('hwfacts-store-nopointer-')
+    writeRelease(d, ID)
+    let now = 1_000_000
+    vi.spyOn(performance, 'now').mockImplementation(() => now)
+    const repo = new SqliteRepository(d)
+    expect(repo.pointerStatus()).toEqual({ ok: false, detail: 'the promoted pointer is missing' })
+    expect(await repo.promotedId()).toBeUndefined()
+    writeFileSync(join(d, 'promoted'), ID)
+    now += 1000
+    expect(await repo.promotedId()).toBe(ID)
+    expect(repo.pointerStatus()).toEqual({ ok: true })
+  })
 })

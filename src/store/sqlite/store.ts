@@ -429,14 +429,25 @@ export class SqliteRepository implements ReleaseRepository {
   private readonly open_ = new Map<string, ReleaseStore>()
   private readonly opening = new Map<string, Promise<ReleaseStore>>()
   private readonly refused = new LRUCache<string, string>({ max: 64, ttl: 30_000 })
-  private promoted: { id: string | undefined; checkedAt: number; mtimeMs: number } = { id: undefined, checkedAt: -Infinity, mtimeMs: -1 }
+  // NaN: the first look reads the pointer even when it is missing (so readiness says it is).
+  private promoted: { id: string | undefined; checkedAt: number; mtimeMs: number } = { id: undefined, checkedAt: -Infinity, mtimeMs: Number.NaN }
 
   constructor(root: string) {
     this.data = new DataDir(root)
   }
 
-  /** Re-reads the pointer at most once a second, so a promotion is seen without a restart. */
   async promotedId(): Promise<string | undefined> {
+    return this.readPromoted()
+  }
+
+  /** The state of the `promoted` pointer, for /readyz. */
+  pointerStatus(): { ok: boolean; detail?: string } {
+    this.readPromoted()
+    return this.data.pointerStatus()
+  }
+
+  /** Re-reads the pointer at most once a second, and only once it changed, so a promotion is seen without a restart. */
+  private readPromoted(): string | undefined {
     const now = performance.now()
     if (now - this.promoted.checkedAt < PROMOTED_RECHECK_MS) return this.promoted.id
     this.promoted.checkedAt = now
@@ -444,11 +455,6 @@ export class SqliteRepository implements ReleaseRepository {
     const mtimeMs = existsSync(file) ? statSync(file).mtimeMs : -1
     if (mtimeMs !== this.promoted.mtimeMs) this.promoted = { id: this.data.promotedId(), checkedAt: now, mtimeMs }
     return this.promoted.id
-  }
-
-  /** The state of the `promoted` pointer, for /readyz. */
-  pointerStatus(): { ok: boolean; detail?: string } {
-    return this.data.pointerStatus()
   }
 
   async open(id: string): Promise<ReleaseStore | undefined> {
