@@ -40,5 +40,9 @@ export const MODULES = {
   // hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory: about a second a
   // mutant). Not mutated here: the JSON writer and the paging step (76-155, 355-421), over the pager that context
   // shares (src/service/pager.ts), which no module mutates yet.
-  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] }
+  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
+  // The MCP endpoint without its text renderings: the route through app.inject on the corpus release, the tool
+  // layer on a stub service, the token budget on a hand-made service (test/mcp/*-units.test.ts: seconds a mutant).
+  // The raw-socket suites (http, edges: half a minute each) are left to npm test.
+  mcp: { mutate: ['src/mcp/route.ts', 'src/mcp/tools.ts', 'src/mcp/budget.ts'], tests: ['test/mcp/budget-units.test.ts', 'test/mcp/tools-units.test.ts', 'test/mcp/route-units.test.ts'] }
 }
