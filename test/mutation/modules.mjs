@@ -44,5 +44,7 @@ export const MODULES = {
   // The MCP endpoint without its text renderings: the route through app.inject on the corpus release, the tool
   // layer on a stub service, the token budget on a hand-made service (test/mcp/*-units.test.ts: seconds a mutant).
   // The raw-socket suites (http, edges: half a minute each) are left to npm test.
-  mcp: { mutate: ['src/mcp/route.ts', 'src/mcp/tools.ts', 'src/mcp/budget.ts'], tests: ['test/mcp/budget-units.test.ts', 'test/mcp/tools-units.test.ts', 'test/mcp/route-units.test.ts'] }
+  mcp: { mutate: ['src/mcp/route.ts', 'src/mcp/tools.ts', 'src/mcp/budget.ts'], tests: ['test/mcp/budget-units.test.ts', 'test/mcp/tools-units.test.ts', 'test/mcp/route-units.test.ts'] },
+  // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
+  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
 }
