@@ -62,10 +62,10 @@ describe('withinBudget', () => {
     const s = service(5)
     const r = await withinBudget(1000, s.run, render)
     expect(s.calls).toEqual([750])
-    const page = r.structuredContent!.page
+    const page = (r.structuredContent as Obj).page
     expect(page.maxTokens).toBe(1000)
     // The page counts the whole result as sent (with its count standing in as 1000: never fewer digits), and the text says so.
-    expect(page.tokens).toBe(sent(r.structuredContent!, render, 1000))
+    expect(page.tokens).toBe(sent((r.structuredContent as Obj), render, 1000))
     expect(r.content[0]!.text).toBe(`ok: alpha alpha alpha alpha alpha (${page.tokens}/1000 tokens)`)
     expect(countTokens(JSON.stringify(r))).toBeLessThanOrEqual(page.tokens)
     expect(r.isError).toBeUndefined()
@@ -91,8 +91,8 @@ describe('withinBudget', () => {
       expect(s.calls[i], `attempt ${i}`).toBe(Math.min(prev - 1, Math.floor((prev * max) / sent(body, render, max))))
     }
     expect(pieces(r)).toBeLessThanOrEqual(max)
-    expect(r.structuredContent!.words).toHaveLength(s.calls.at(-1)!)
-    expect(r.structuredContent!.page).toMatchObject({ maxTokens: max, tokens: sent(r.structuredContent!, render, max) })
+    expect((r.structuredContent as Obj).words).toHaveLength(s.calls.at(-1)!)
+    expect((r.structuredContent as Obj).page).toMatchObject({ maxTokens: max, tokens: sent((r.structuredContent as Obj), render, max) })
   })
 
   it('bisects above a budget the service refused as too small for its envelope', async () => {
@@ -105,14 +105,14 @@ describe('withinBudget', () => {
     expect(scaled).toBeLessThan(100)
     // Refused: half-way between the refused budget and the one that was too large.
     expect(s.calls).toEqual([225, scaled, Math.floor((scaled + 225) / 2)])
-    expect(r.structuredContent!.words).toHaveLength(Math.floor((scaled + 225) / 2) - 90)
+    expect((r.structuredContent as Obj).words).toHaveLength(Math.floor((scaled + 225) / 2) - 90)
   })
 
   it('keeps bisecting while the budgets between are refused or too large', async () => {
     // Refused below 150; from 150 on, 150 words whatever the budget, too many for 300 tokens with the text.
     const s = service(10_000, { envelope: 150, per: (b) => (b >= 200 ? 1000 : b < 160 ? 50 : 150) })
     const r = await withinBudget(300, s.run, render)
-    expect(r.structuredContent!.words).toHaveLength(50)
+    expect((r.structuredContent as Obj).words).toHaveLength(50)
     let lo = 0
     let hi = 301
     for (let i = 0; i < s.calls.length; i++) {
@@ -149,17 +149,17 @@ describe('withinBudget', () => {
     const long = (r: Obj) => `${render(r)} ${'filler '.repeat(400)}`
     const s = service(2)
     const r = await withinBudget(120, s.run, long)
-    const page = r.structuredContent!.page
+    const page = (r.structuredContent as Obj).page
     expect(r.content[0]!.text).toBe(`ok: the structured answer only, ${page.tokens}/120 tokens.`)
     expect(pieces(r)).toBeLessThanOrEqual(120)
-    expect(page.tokens).toBe(sent(r.structuredContent!, () => 'ok: the structured answer only, 120/120 tokens.', 120))
+    expect(page.tokens).toBe(sent((r.structuredContent as Obj), () => 'ok: the structured answer only, 120/120 tokens.', 120))
     // Not even the one line fits: an empty text, at the smallest budget that holds the answer alone.
     const empty = { status: 'ok', words: [], page: { maxTokens: 0, tokens: 0, budgetTooSmall: false, neededMaxTokens: null } }
     const max = sent(empty, () => '', 100)
     const tight = service(0, { envelope: 1 })
     const t = await withinBudget(max, tight.run, long)
     expect(t.content[0]!.text).toBe('')
-    expect(t.structuredContent!.page).toMatchObject({ maxTokens: max, tokens: max })
+    expect((t.structuredContent as Obj).page).toMatchObject({ maxTokens: max, tokens: max })
     expect(pieces(t)).toBeLessThanOrEqual(max)
   })
 
@@ -167,7 +167,7 @@ describe('withinBudget', () => {
     const long = (r: Obj) => `${render(r)} ${'filler '.repeat(400)}`
     const s = service(0, { needed: () => 5000 })
     const r = await withinBudget(150, s.run, long)
-    const page = r.structuredContent!.page
+    const page = (r.structuredContent as Obj).page
     expect(r.content[0]!.text).toBe(`ok: the structured answer only, ${page.tokens}/150 tokens; call again with max_tokens=${page.neededMaxTokens} for the next entry.`)
     // What the next entry needs, in the caller's terms: the whole result at the service's estimate, with the full rendering, plus 3.
     const at = { status: 'ok', words: [], page: { maxTokens: 0, tokens: 0, budgetTooSmall: true, neededMaxTokens: 5000 } }
@@ -197,7 +197,7 @@ describe('withinBudget', () => {
     }
     const r = await withinBudget(1000, gated, render)
     expect(s.calls).toEqual([750])
-    expect(r.structuredContent!.words).toEqual(['alpha', 'alpha', 'alpha'])
+    expect((r.structuredContent as Obj).words).toEqual(['alpha', 'alpha', 'alpha'])
     const s2 = service(3, { needed: (b) => (b < 800 ? 800 : null) })
     const gated2 = async (b: number) => {
       const r = await s2.run(b)
@@ -206,8 +206,8 @@ describe('withinBudget', () => {
     }
     const r2 = await withinBudget(1000, gated2, render)
     expect(s2.calls).toEqual([750, 800])
-    expect(r2.structuredContent!.words).toEqual(['alpha', 'alpha', 'alpha'])
-    expect(r2.structuredContent!.page).toMatchObject({ maxTokens: 1000, tokens: sent(r2.structuredContent!, render, 1000), budgetTooSmall: false, neededMaxTokens: null })
+    expect((r2.structuredContent as Obj).words).toEqual(['alpha', 'alpha', 'alpha'])
+    expect((r2.structuredContent as Obj).page).toMatchObject({ maxTokens: 1000, tokens: sent((r2.structuredContent as Obj), render, 1000), budgetTooSmall: false, neededMaxTokens: null })
   })
 
   it('when the next entry does not fit even at the service\'s estimate, neededMaxTokens is the whole result\'s tokens at that estimate plus 3', async () => {
@@ -219,8 +219,8 @@ describe('withinBudget', () => {
       return r
     }
     const r = await withinBudget(500, gated, render)
-    const page = r.structuredContent!.page
-    expect(r.structuredContent!.words).toEqual([])
+    const page = (r.structuredContent as Obj).page
+    expect((r.structuredContent as Obj).words).toEqual([])
     expect(page.budgetTooSmall).toBe(true)
     // The whole result at 20,000, rendered in full and counted in the caller's terms.
     const at = (await gated(20_000)) as Obj

@@ -93,7 +93,7 @@ describe('the tools', () => {
     const ctx = tool('get_context').input
     const rest = forVersion(ContextParams as never, LATEST_VERSION) as Obj
     expect(Object.keys(ctx.properties).sort()).toEqual(Object.keys(rest.properties).filter((k) => k !== 'revision').sort())
-    expect(ctx.additionalProperties).toBe(false)
+    expect((ctx as Obj).additionalProperties).toBe(false)
     // Every topic of the latest version is offered, the depth topics included.
     expect((ctx.properties as Obj).topic.enum).toEqual([...VERSION_TOPICS[LATEST_VERSION]])
   })
@@ -224,7 +224,7 @@ describe('callTool', () => {
     const r = await callTool(t, { part: 'STM32F407VG', topic: 'pins', max_tokens: 1000 }, ctxOf({}))
     expect(seen).toEqual([{ part: 'STM32F407VG', topic: 'pins', limit: 20, max_tokens: 750 }])
     expect(r.isError).toBeUndefined()
-    expect(r.structuredContent!.page.maxTokens).toBe(1000)
+    expect((r.structuredContent as Obj).page.maxTokens).toBe(1000)
     expect(r.content[0]!.text).toBe('facts: PA9')
   })
 
