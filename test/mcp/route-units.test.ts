@@ -1,32 +1,60 @@
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LightMyRequestResponse } from 'fastify'
+import { Contract } from '../../src/http/contract.js'
+import { registerContract } from '../../src/http/routes/openapi.js'
 import { acceptWeight, invalidParams, jsonDepth, MAX_JSON_DEPTH, mcpRoute, wantsSse } from '../../src/mcp/route.js'
 import { TOOLS } from '../../src/mcp/tools.js'
-import { LATEST_VERSION } from '../../src/model/versions.js'
-import { testApp, type TestApp } from '../helpers/app.js'
-import { corpusDataDir } from '../helpers/corpus-release.js'
+import { ServiceError } from '../../src/service/errors.js'
 
 /**
- * POST /mcp through app.inject on the corpus release (no listening server): each answer the route
- * itself decides, as the spec (§4, JsonRpcRequest/JsonRpcError) and the route's documented
- * description name it. Raw-socket behaviour (chunked bodies, closing connections) is in http.test.ts.
+ * POST /mcp through app.inject (no listening server): each answer the route itself decides, as the
+ * spec (§4, JsonRpcRequest/JsonRpcError) and the route's documented description name it. Most on
+ * the route alone in a bare Fastify app (the contract's schemas, no release: cheap to build); what
+ * the app's hooks add (credential, rate limit, Service-Version) on the app over the corpus release.
+ * Raw-socket behaviour (chunked bodies, closing connections) is in http.test.ts.
  */
 type Obj = Record<string, any>
 const MAX = 2048
-let t: TestApp
+let bare: FastifyInstance
 
 beforeAll(async () => {
-  t = await testApp(await corpusDataDir(), { plugins: [mcpRoute({ maxBytes: MAX, publicUrl: 'https://facts.example' })] }, [{ scopes: [] }])
+  bare = Fastify()
+  await registerContract(bare, {})
+  // A header set before the handler, as the app's hooks set theirs; a limit as the rate limiter sets it (counted: 4 of 5 left).
+  bare.addHook('onRequest', async (req, reply) => {
+    reply.header('x-hook', 'set')
+    reply.header('x-ratelimit-limit', 5)
+    reply.header('x-ratelimit-remaining', req.headers['x-uncounted'] ? 5 : 4)
+  })
+  // Failures of the hooks before the handler, as the app's (Service-Version, auth, the rate limiter's plain object).
+  let thrown: unknown
+  bare.addHook('onRequest', async (req) => {
+    const kind = req.headers['x-fail']
+    if (kind === 'version') thrown = new ServiceError('UNSUPPORTED_SERVICE_VERSION', 'Service-Version 2020-01-01 is not offered.')
+    else if (kind === 'auth') thrown = new ServiceError('UNAUTHENTICATED', 'no key')
+    else if (kind === 'plain') thrown = { statusCode: 429, code: 'RATE_LIMITED', message: 'slow down' }
+    else if (kind === 'plain-silent') thrown = { statusCode: 429, code: 'RATE_LIMITED' }
+    else return
+    throw thrown
+  })
+  // The app's handler: says what reached it.
+  bare.setErrorHandler((err: Obj, _req, reply) => {
+    void reply.code(599).send({ isError: err instanceof Error, code: err.code, message: err.message, statusCode: err.statusCode ?? null, same: err === thrown })
+  })
+  // The tools that a test calls need no release (get_error_code).
+  const ctx = { facts: {} as never, keys: {} as never, contract: new Contract() }
+  await bare.register(async (scope) => mcpRoute({ maxBytes: MAX, publicUrl: 'https://facts.example' })(scope, ctx))
+  await bare.ready()
 })
-afterAll(async () => t?.close())
+afterAll(async () => bare?.close())
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' }
 
-function post(body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return t.app.inject({
+function post(body: unknown, headers: Record<string, string> = {}, app: FastifyInstance = bare, auth: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({
     method: 'POST',
     url: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...t.auth, ...headers },
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...auth, ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body)
   })
 }
@@ -117,14 +145,19 @@ describe('POST /mcp', () => {
     expect(res.headers['content-type']).toMatch(/^application\/json/)
     expect(res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
     // Set by hooks before the reply was hijacked: still there.
-    expect(res.headers['x-content-type-options']).toBe('nosniff')
-    expect(res.headers['x-request-id']).toBeTruthy()
+    expect(res.headers['x-hook']).toBe('set')
+    expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining']]).toEqual(['5', '4'])
     expect(res.headers.connection).not.toBe('close')
+    // A limit that was not counted (remaining = limit: the shared store failed) is not promised.
+    const uncounted = await post(PING, { 'x-uncounted': '1' })
+    expect(uncounted.statusCode).toBe(200)
+    expect(uncounted.headers['x-ratelimit-limit']).toBeUndefined()
+    expect(uncounted.headers['x-hook']).toBe('set')
   })
 
   it('answers JSON when the client sends no Accept, or accepts only one of the two types', async () => {
     for (const accept of [undefined, 'application/json', '*/*']) {
-      const res = await t.app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', ...t.auth, ...(accept ? { accept } : {}) }, payload: JSON.stringify(PING) })
+      const res = await bare.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) }, payload: JSON.stringify(PING) })
       expect(res.statusCode, String(accept)).toBe(200)
       expect(res.json(), String(accept)).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
     }
@@ -188,7 +221,7 @@ describe('POST /mcp', () => {
   it('400 -32600 for a Content-Type other than application/json, however the body looks', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp'])
       expectRpcError(await post(PING, { 'content-type': type }), 400, -32600, null, { code: 'INVALID_JSON_RPC' }, /^Invalid Request: Content-Type must be application\/json\.$/)
-    const none = await t.app.inject({ method: 'POST', url: '/mcp', headers: { ...t.auth }, payload: JSON.stringify(PING) })
+    const none = await bare.inject({ method: 'POST', url: '/mcp', payload: JSON.stringify(PING) })
     expect(none.statusCode).toBe(400)
     expect(none.json()).toMatchObject({ error: { code: -32600 }, id: null })
     expect((await post(PING, { 'content-type': 'application/json; charset=utf-8' })).statusCode).toBe(200)
@@ -224,50 +257,31 @@ describe('POST /mcp', () => {
     const res = await post(PING, { 'content-length': '5' })
     expectRpcError(res, 400, -32600, null, { code: 'INVALID_JSON_RPC' }, /^Invalid Request: the body length does not match Content-Length\.$/)
   })
+})
 
-  it('400 -32600 for an unsupported Service-Version, with its own code', async () => {
-    const res = await post(PING, { 'service-version': '2020-01-01' })
-    const body = expectRpcError(res, 400, -32600, null, { code: 'UNSUPPORTED_SERVICE_VERSION' }, /^Invalid Request: \S/)
-    expect(body.error.message).toContain(LATEST_VERSION)
+describe('POST /mcp: failures before the handler', () => {
+  const fail = (kind: string, body: unknown = PING) => post(body, { 'x-fail': kind })
+
+  it('an unsupported Service-Version is a 400 JsonRpcError with its own code and the detail', async () => {
+    const body = expectRpcError(await fail('version'), 400, -32600, null, { code: 'UNSUPPORTED_SERVICE_VERSION' }, /^Invalid Request: Service-Version 2020-01-01 is not offered\.$/)
+    expect(body.error.message).not.toContain('undefined')
   })
 
-  it('401 and 403 as Problems, from the app\'s handler', async () => {
-    const none = await t.app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(PING) })
-    expect(none.statusCode).toBe(401)
-    expect(none.headers['content-type']).toMatch(/^application\/problem\+json/)
-    expect(none.json()).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' })
-    const forbidden = await post(PING, t.keyFor({ scopes: [] }))
-    expect(forbidden.statusCode).toBe(403)
-    expect(forbidden.json()).toMatchObject({ status: 403, code: 'FORBIDDEN' })
+  it('any other failure reaches the app\'s handler unchanged (401, 403 and 429 become Problems there)', async () => {
+    const auth = await fail('auth')
+    expect(auth.statusCode).toBe(599)
+    expect(auth.json()).toEqual({ isError: true, code: 'UNAUTHENTICATED', message: 'no key', statusCode: null, same: true })
   })
 
-  it('429 as a Problem once the key has spent its budget (the limiter throws a plain object)', async () => {
-    const limited = await testApp(await corpusDataDir(), { plugins: [mcpRoute()], rateLimit: { max: 1, timeWindowMs: 60_000 } })
-    try {
-      const send = () => limited.app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', ...limited.auth }, payload: JSON.stringify(PING) })
-      const first = await send()
-      expect(first.statusCode).toBe(200)
-      const res = await send()
-      expect(res.statusCode).toBe(429)
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
-      expect(res.json()).toMatchObject({ status: 429, code: 'RATE_LIMITED', detail: expect.stringMatching(/\S/) })
-    } finally {
-      await limited.close()
-    }
-  })
-
-  it('405 for any method but POST', async () => {
-    for (const method of ['GET', 'DELETE'] as const) {
-      const res = await t.app.inject({ method, url: '/mcp', headers: t.auth })
-      expect(res.statusCode).toBe(405)
-      expect(res.headers.allow).toBe('POST')
-    }
+  it('the rate limiter\'s plain object reaches it as an Error with the object\'s members', async () => {
+    expect((await fail('plain')).json()).toEqual({ isError: true, code: 'RATE_LIMITED', message: 'slow down', statusCode: 429, same: false })
+    expect((await fail('plain-silent')).json()).toEqual({ isError: true, code: 'RATE_LIMITED', message: 'error', statusCode: 429, same: false })
   })
 })
 
 describe('the /mcp contract', () => {
   it('documents the route, its bound and its tools', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Obj
+    const doc = bare.swagger() as Obj
     const op = doc.paths['/mcp'].post
     expect(op.operationId).toBe('mcp')
     expect(op.summary).toMatch(/MCP/)

@@ -41,10 +41,14 @@ export const MODULES = {
   // mutant). Not mutated here: the JSON writer and the paging step (76-155, 355-421), over the pager that context
   // shares (src/service/pager.ts), which no module mutates yet.
   compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
-  // The MCP endpoint without its text renderings: the route through app.inject on the corpus release, the tool
-  // layer on a stub service, the token budget on a hand-made service (test/mcp/*-units.test.ts: seconds a mutant).
-  // The raw-socket suites (http, edges: half a minute each) are left to npm test.
-  mcp: { mutate: ['src/mcp/route.ts', 'src/mcp/tools.ts', 'src/mcp/budget.ts'], tests: ['test/mcp/budget-units.test.ts', 'test/mcp/tools-units.test.ts', 'test/mcp/route-units.test.ts'] },
+  // The MCP tool layer and its token budget: argument checking, tool errors and which service operation each tool
+  // runs, on a stub service; the budget search on a hand-made service (no release, no app: seconds a mutant). The
+  // route is a module of its own: a third of these mutants are static (the tool list and its descriptions), and each
+  // static mutant reruns every listed suite.
+  mcp: { mutate: ['src/mcp/tools.ts', 'src/mcp/budget.ts'], tests: ['test/mcp/budget-units.test.ts', 'test/mcp/tools-units.test.ts'] },
+  // POST /mcp on the route alone in a bare Fastify app (the contract's schemas, no release; hooks that fail as the app's
+  // do): every JsonRpcError, the SSE and JSON answers, the headers a hijacked reply keeps (test/mcp/route-units.test.ts).
+  'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
   // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
   'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
 }
