@@ -132,6 +132,37 @@ describe('withinBudget', () => {
     for (const b of s.calls) expect(b).toBeLessThanOrEqual(300)
   })
 
+  it('a refusal at exactly max_tokens is the service\'s own answer', async () => {
+    // Bisecting above 75 % of 300 reaches 300 itself, which the service refuses too: its error, not a search for more.
+    const s = service(3, { envelope: 10_000 })
+    await expect(withinBudget(300, s.run, render)).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'max_tokens', detail: 'max_tokens=300 is below the envelope' })
+    expect(s.calls.slice(0, 8)).toEqual([225, 263, 282, 291, 296, 298, 299, 300])
+  })
+
+  it('stops after 16 service calls per rendering', async () => {
+    // A result of max_tokens + 1 tokens whatever the budget: each step down is one token, none fits.
+    const max = 10_000
+    const body: Obj = { status: 'ok', pad: '', page: { maxTokens: 0, tokens: 0, budgetTooSmall: false, neededMaxTokens: null } }
+    while (sent(body, () => '', max) < max + 1) body.pad += ' x'
+    expect(sent(body, () => '', max)).toBe(max + 1)
+    const calls: number[] = []
+    const run = async (b: number) => {
+      calls.push(b)
+      return structuredClone(body)
+    }
+    await expect(withinBudget(max, run, () => '')).rejects.toMatchObject({ param: 'max_tokens' })
+    expect(calls.slice(0, 17)).toEqual([...Array.from({ length: 16 }, (_, i) => 7500 - i), 7500])
+  })
+
+  it('ends the bisection when no budget is left between the refused and the too large', async () => {
+    // Refused below 150, far too large from 150 on: nothing fits, whatever the rendering.
+    const s = service(10_000, { envelope: 150, per: () => 1000 })
+    await expect(withinBudget(300, s.run, render)).rejects.toMatchObject({ param: 'max_tokens', detail: expect.stringMatching(/^max_tokens=300 cannot hold/) })
+    const first = s.calls.slice(0, s.calls.indexOf(225, 1))
+    expect(new Set(first).size).toBe(first.length)
+    expect(first.slice(-2).sort()).toEqual([149, 150])
+  })
+
   it('other service errors are not retried', async () => {
     const fail = new ServiceError('NOT_FOUND', 'no such part', 'part')
     const s = service(3, { fail })
@@ -226,6 +257,23 @@ describe('withinBudget', () => {
     const at = (await gated(20_000)) as Obj
     expect(page.neededMaxTokens).toBe(sent(at, render, 500) + 3)
     expect(r.content[0]!.text).toBe(`ok:  (${page.tokens}/500 tokens)`)
+  })
+
+  it('a result without a page whose text does not fit: the one line says only the budget', async () => {
+    const r = await withinBudget(100, async () => ({ status: 'ok', n: 1 }), () => 'filler '.repeat(400))
+    expect(r).toEqual({ content: [{ type: 'text', text: 'ok: the structured answer only, 100 tokens.' }], structuredContent: { status: 'ok', n: 1 } })
+  })
+
+  it('the next entry\'s answer is taken when its whole result is exactly max_tokens', async () => {
+    const max = 1000
+    const full: Obj = { status: 'ok', words: ['alpha'], pad: '', page: { maxTokens: 0, tokens: 0, budgetTooSmall: false, neededMaxTokens: null } }
+    while (sent(full, render, max) < max) full.pad += ' x'
+    expect(sent(full, render, max)).toBe(max)
+    const run = async (b: number) =>
+      b < 5000 ? { status: 'ok', words: [], pad: '', page: { maxTokens: b, tokens: 0, budgetTooSmall: true, neededMaxTokens: 5000 } } : structuredClone(full)
+    const r = await withinBudget(max, run, render)
+    expect((r.structuredContent as Obj).words).toEqual(['alpha'])
+    expect((r.structuredContent as Obj).page).toMatchObject({ maxTokens: max, tokens: max })
   })
 
   it('a structured answer without a page is kept whole', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { describe, expect, it } from 'vitest'
-import { callTool, TOOLS, TOOLS_BY_NAME, toolError, validateArgs, type ToolContext, type ToolDef } from '../../src/mcp/tools.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { ToolContext, ToolDef } from '../../src/mcp/tools.js'
 import { LATEST_VERSION, VERSION_TOPICS } from '../../src/model/versions.js'
 import { outline } from '../../src/schemas/components.js'
 import { forVersion } from '../../src/schemas/versions.js'
@@ -26,6 +26,20 @@ import { ERROR_CODES, ServiceError, type ErrorCode } from '../../src/service/err
  * table (src/service/errors.ts, data) and the schemas, the single source of truth.
  */
 type Obj = Record<string, any>
+
+/**
+ * Loaded in a hook, not imported: the tool list is built when the module loads, so a broken
+ * declaration fails these tests instead of the file's collection (which a mutation run would not
+ * count as a failure).
+ */
+let TOOLS: typeof import('../../src/mcp/tools.js')['TOOLS']
+let TOOLS_BY_NAME: typeof import('../../src/mcp/tools.js')['TOOLS_BY_NAME']
+let callTool: typeof import('../../src/mcp/tools.js')['callTool']
+let toolError: typeof import('../../src/mcp/tools.js')['toolError']
+let validateArgs: typeof import('../../src/mcp/tools.js')['validateArgs']
+beforeAll(async () => {
+  ;({ TOOLS, TOOLS_BY_NAME, callTool, toolError, validateArgs } = await import('../../src/mcp/tools.js'))
+})
 
 const logged: Array<[string, unknown]> = []
 const req = {
@@ -190,6 +204,10 @@ describe('validateArgs', () => {
   it('a missing argument: MISSING_PARAMETER naming it', () => {
     const e = thrown(() => validateArgs(tool('get_context'), { topic: 'pins' }, req))
     expect([e.code, e.param]).toEqual(['MISSING_PARAMETER', 'part'])
+    // A missing enum argument is missing: its allowed values are not the point.
+    const topic = thrown(() => validateArgs(tool('get_context'), { part: 'STM32F407VG' }, req))
+    expect([topic.code, topic.param]).toEqual(['MISSING_PARAMETER', 'topic'])
+    expect(topic.detail).toBe('Argument "topic" is required.')
   })
 })
 
