@@ -512,3 +512,49 @@ describe('renderCheck', () => {
     expect(renderCheck(r({ ...amb, hint: undefined, candidates: undefined, suggestions: undefined }))).toBe(text('STM32F407VGT6 · check · ambiguous · release R1', 'Ambiguous: ', `${DO_NOT_PICK} (for pins, package=… also narrows it).`))
   })
 })
+
+describe('the edges of the lists', () => {
+  it('a list of exactly its bound is shown whole; one more is cut', () => {
+    const twelve = Array.from({ length: 12 }, (_, i) => `P${i}`)
+    const body = (packages: string[] | undefined) => ({ part: 'X', topic: 'pins', status: 'not_covered', release: 'R1', filters: {}, facts: [], reason: 'r', availablePackages: packages, page: PAGE })
+    expect(renderContext(r(body(twelve))).split('\n')[1]).toBe(`Not covered: r (packages: ${twelve.join(', ')})`)
+    expect(renderContext(r(body([...twelve, 'P12']))).split('\n')[1]).toBe(`Not covered: r (packages: ${twelve.join(', ')}, … (13 in all))`)
+    expect(renderContext(r(body(undefined))).split('\n')[1]).toBe('Not covered: r')
+  })
+
+  it('a target\'s parts: six are all; the count only when there are more', () => {
+    const topics = (parts: string[], partCount?: number) => ({ registers: { status: 'resolved', target: { key: 'k', source: { path: '' }, parts, ...(partCount === undefined ? {} : { partCount }) } } })
+    const line = (parts: string[], partCount?: number) => renderCoverage(r({ part: 'X', status: 'resolved', release: 'R1', covered: [], notCovered: [], topics: topics(parts, partCount) })).split('\n')[1]
+    const six = ['A', 'B', 'C', 'D', 'E', 'F']
+    expect(line(six, 6)).toBe('  registers: resolved → k, parts A, B, C, D, E, F')
+    expect(line(['A', 'B', 'C'])).toBe('  registers: resolved → k, parts A, B, C')
+    expect(line([])).toBe('  registers: resolved → k')
+  })
+
+  it('packages are named for a topic not covered, not for one not found', () => {
+    const line = (status: string, over: Obj = {}) => renderCoverage(r({ part: 'X', status: 'resolved', release: 'R1', covered: [], notCovered: [], topics: { pins: { status, ...over } } })).split('\n')[1]
+    expect(line('not_found', { availablePackages: ['LQFP64'] })).toBe('  pins: not found')
+    expect(line('not_covered')).toBe('  pins: not covered')
+  })
+
+  it('an ambiguous answer with one candidate still lists it', () => {
+    const body = { q: 'Q', status: 'ambiguous', release: 'R1', topics: {}, candidates: [{ name: 'A1', why: 'w' }], candidateCount: 1, page: { nextCursor: null } }
+    expect(renderResolve(r(body))).toBe(text('Q → ambiguous, release R1', 'Topics:', 'Candidates (1 of 1):', '  - A1: w', `Next: ${DO_NOT_PICK}.`))
+  })
+
+  it('a source without upstream, a part without members', () => {
+    const src = { path: 'p.svd', kind: 'svd', targets: [], trust: { checksumVerified: false } }
+    const body = { part: { name: 'P' }, status: 'resolved', release: 'R1', documents: {}, sources: [src] }
+    expect(renderCatalogPart(r(body))).toBe(text('P: resolved, release R1', 'Documents:', 'Sources (1):', '  - p.svd — svd'))
+  })
+
+  it('eight enumerated values are all; a field without any; two revisions not affected', () => {
+    const ctx = (f: Obj) => renderContext(r({ part: 'X', topic: 'registers', status: 'ok', release: 'R1', filters: {}, facts: [f], page: PAGE })).split('\n')[1]
+    const eight = { name: 'R.F', topic: 'registers', value: { bitOffset: 0, bitWidth: 3, enumeratedValues: Array.from({ length: 8 }, (_, i) => ({ name: `V${i}`, value: i })) }, evidence: [] }
+    expect(ctx(eight)).toBe('R.F = bits [2:0], values 0=V0 1=V1 2=V2 3=V3 4=V4 5=V5 6=V6 7=V7')
+    expect(ctx({ name: 'R.G', topic: 'registers', value: { bitOffset: 5, bitWidth: 1 }, evidence: [] })).toBe('R.G = bit 5')
+    const erratum = { name: 'e', topic: 'errata', value: { kind: 'erratum', number: 3, revisions: [{ code: 'A', applies: true }, { code: 'B', applies: false }, { code: 'C', applies: false }] }, evidence: [] }
+    expect(ctx(erratum)).toBe('e = erratum 3; applies to revisions A; not B C')
+  })
+})
+
