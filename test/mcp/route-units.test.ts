@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Contract } from '../../src/http/contract.js'
 import { registerContract } from '../../src/http/routes/openapi.js'
 import { acceptWeight, invalidParams, jsonDepth, MAX_JSON_DEPTH, mcpRoute, wantsSse } from '../../src/mcp/route.js'
@@ -17,7 +17,11 @@ type Obj = Record<string, any>
 const MAX = 2048
 let bare: FastifyInstance
 
-beforeAll(async () => {
+/**
+ * A fresh app for each test: built once in a beforeAll, the route's set-up would be attributed to
+ * the first test alone, and a mutation run would try a mutant of it against that test only.
+ */
+beforeEach(async () => {
   bare = Fastify()
   await registerContract(bare, {})
   // A header set before the handler, as the app's hooks set theirs; a limit as the rate limiter sets it (counted: 4 of 5 left).
@@ -46,7 +50,7 @@ beforeAll(async () => {
   await bare.register(async (scope) => mcpRoute({ maxBytes: MAX, publicUrl: 'https://facts.example' })(scope, ctx))
   await bare.ready()
 })
-afterAll(async () => bare?.close())
+afterEach(async () => bare?.close())
 
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' }
 
