@@ -84,6 +84,9 @@ describe('jsonDepth', () => {
     // The deepest point counts, not the last.
     expect(jsonDepth('[[[]]],[]')).toBe(3)
     expect(jsonDepth(nested(40))).toBe(40)
+    // Closing braces and brackets both step back out: siblings are not deeper.
+    expect(jsonDepth('[{},{},{}]')).toBe(2)
+    expect(jsonDepth('{"a":{},"b":{},"c":[]}')).toBe(2)
   })
 
   it('skips brackets inside strings, escaped quotes included', () => {
