@@ -69,5 +69,15 @@ export const MODULES = {
   // The service layer outside the context page (which `context` mutates): the release a request reads, the
   // answer cache, resolution and its statuses, catalog search and part, the answers without facts and their
   // budget, the store query of a page; over an in-memory repository of a hand-made catalog (no release).
-  facts: { mutate: ['src/service/facts.ts:1-432', 'src/service/facts.ts:676-784'], tests: ['test/service/facts-edges.test.ts'] }
+  facts: { mutate: ['src/service/facts.ts:1-432', 'src/service/facts.ts:676-784'], tests: ['test/service/facts-edges.test.ts'] },
+  // The MCP tool layer and its token budget: argument checking, tool errors and which service operation each tool
+  // runs, on a stub service; the budget search on a hand-made service (no release, no app: seconds a mutant). The
+  // route is a module of its own: a third of these mutants are static (the tool list and its descriptions), and each
+  // static mutant reruns every listed suite.
+  mcp: { mutate: ['src/mcp/tools.ts', 'src/mcp/budget.ts'], tests: ['test/mcp/budget-units.test.ts', 'test/mcp/tools-units.test.ts'] },
+  // POST /mcp on the route alone in a bare Fastify app (the contract's schemas, no release; hooks that fail as the app's
+  // do): every JsonRpcError, the SSE and JSON answers, the headers a hijacked reply keeps (test/mcp/route-units.test.ts).
+  'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
+  // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
+  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
 }
