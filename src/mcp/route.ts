@@ -187,8 +187,6 @@ function errorHandler(maxBytes: number) {
         // The rest of an oversized body is not worth reading: close the connection after answering.
         reply.header('connection', 'close')
         return rpcError(reply, 413, -32000, `Request body too large: at most ${maxBytes} bytes.`, null, { code: 'PAYLOAD_TOO_LARGE', maxBytes })
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return rpcError(reply, 400, -32600, 'Invalid Request: Content-Type must be application/json.', null, { code: 'INVALID_JSON_RPC' })
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return rpcError(reply, 400, -32600, 'Invalid Request: the body length does not match Content-Length.', null, { code: 'INVALID_JSON_RPC' })
       case 'UNSUPPORTED_SERVICE_VERSION':
