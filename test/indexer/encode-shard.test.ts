@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { deflateRawSync } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { countTokens as reference } from 'gpt-tokenizer/encoding/cl100k_base'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +12,7 @@ import { writeShard } from '../../indexer/shard.js'
 import { factTerms, valueTerms } from '../../src/model/fact-terms.js'
 import type { FactDraft } from '../../src/model/fact.js'
 import { erratumColumn } from '../../src/store/revisions.js'
-import { BODY_BLOCK_FACTS, scopedTermPrefix, unpackBodies } from '../../src/store/sqlite/schema.js'
+import { BODY_BLOCK_FACTS, packBodies, scopedTermPrefix, unpackBodies } from '../../src/store/sqlite/schema.js'
 import { scratchDirs } from '../helpers/scratch.js'
 
 /**
@@ -83,8 +84,14 @@ describe('encodeFact', () => {
     expect(b.terms).toBe(factTerms('USART2.BRR', shared, valueTerms(shared)).join(' '))
   })
 
-  it('ENCODER names the indexer format, the schema and the tokenizer', () => {
-    expect(ENCODER).toMatch(/^indexer \d+\nschema \d+\ntokenizer \S+$/)
+  it('ENCODER names the indexer format, the schema, the tokenizer and the deflate level the bodies are packed at', () => {
+    const m = /^indexer \d+\nschema \d+\ntokenizer \S+\ndeflate (\d)$/.exec(ENCODER)
+    expect(m).not.toBeNull()
+    // Bodies whose deflated bytes differ between levels 1, 6 and 9 (318, 308 and 281 bytes).
+    const bodies = Array.from({ length: 40 }, (_, i) => `{"name":"GPIO${i % 7}.MODER${i}","value":{"offset":"0x${(i * 4).toString(16)}"}}`)
+    const at = (level: number) => deflateRawSync(bodies.join('\n'), { level })
+    expect(new Set([1, 6, 9].map((l) => at(l).toString('hex'))).size).toBe(3)
+    expect(packBodies(bodies)).toEqual(at(Number(m![1])))
   })
 })
 
