@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 
 export interface RateLimitOptions {
@@ -31,18 +31,19 @@ const windowText = (ms: number) => `${ms / 1000} s`
  */
 export async function rateLimits(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
   const limit = opts.rateLimit ?? { max: 600, timeWindowMs: 60_000 }
+  const windowMs = (req: FastifyRequest) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',
     max: (req) => req.apiKey?.rateLimit?.max ?? limit.max,
-    timeWindow: (req) => req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs,
+    timeWindow: windowMs,
     keyGenerator: (req) => (req.apiKey ? `key:${req.apiKey.id}` : `ip:${req.ip}`),
     ...(opts.rateLimitStore ? { store: opts.rateLimitStore, skipOnError: true } : {}),
     // The plugin's `after` is the time left until the window resets, not the window: named from the budget itself.
     errorResponseBuilder: (req, c) => ({
       statusCode: 429,
       code: 'RATE_LIMITED',
-      message: `Rate limit of ${c.max} requests per ${windowText(req.apiKey?.rateLimit?.timeWindowMs ?? limit.timeWindowMs)} exceeded; retry in ${Math.ceil(c.ttl / 1000)} s.`
+      message: `Rate limit of ${c.max} requests per ${windowText(windowMs(req))} exceeded; retry in ${Math.ceil(c.ttl / 1000)} s.`
     })
   })
   app.addHook('onSend', (_req, reply, payload, done) => {
