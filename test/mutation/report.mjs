@@ -39,7 +39,7 @@ export function readRun(name) {
  * Writes the committed summary of a whole-module run: what was mutated, with which tests, on which
  * commit (and whether the work tree had uncommitted changes), the counts, the score and every survivor.
  */
-export function writeSummary(name, mod, { seconds, concurrency }) {
+export function writeSummary(name, mod, { seconds, concurrency } = {}) {
   const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
   const { counts, survivors } = readRun(name)
   const summary = {
@@ -47,8 +47,8 @@ export function writeSummary(name, mod, { seconds, concurrency }) {
     commit: git('rev-parse', 'HEAD'),
     uncommittedChanges: git('status', '--porcelain', '--untracked-files=no') !== '',
     finished: new Date().toISOString().slice(0, 16) + 'Z',
-    seconds: Math.round(seconds),
-    concurrency,
+    // Unknown when written afterwards from a run's report (survivors.mjs --write).
+    ...(seconds === undefined ? {} : { seconds: Math.round(seconds), concurrency }),
     loadAverage: Math.round(loadavg()[0] * 10) / 10,
     mutate: mod.mutate,
     tests: mod.tests,
