@@ -30,8 +30,9 @@ export const MODULES = {
   inventory: { mutate: ['indexer/inventory.ts'], tests: ['test/indexer/inventory.test.ts'] },
   // The naming rules and the vendor rules' reader; the rules' data (vendors.json) is checked by the same suites.
   'curation-rules': { mutate: ['indexer/curation/rules.ts', 'indexer/curation/vendors.ts'], tests: ['test/indexer/curation-rules.test.ts', 'test/indexer/vendors.test.ts', 'test/indexer/catalog.test.ts'] },
-  // Fact encoding, shard writing and the parse cache on a few hand-written facts (no corpus, no build).
-  'encode-shard': { mutate: ['indexer/encode.ts', 'indexer/shard.ts', 'indexer/parse-cache.ts'], tests: ['test/indexer/encode-shard.test.ts'] },
+  // Fact encoding, shard writing and the parse cache on a few hand-written facts (no corpus, no build); the body
+  // token counts against the reference tokenizer (encode-tokens).
+  'encode-shard': { mutate: ['indexer/encode.ts', 'indexer/shard.ts', 'indexer/parse-cache.ts'], tests: ['test/indexer/encode-shard.test.ts', 'test/indexer/encode-tokens.test.ts'] },
   // The release writer on tiny hand-made corpora (a few small files in a temp dir: a build takes well under a second).
   'release-writer': { mutate: ['indexer/build.ts'], tests: ['test/indexer/release-writer.test.ts'] },
   // The catalog's rules on hand-made target summaries (no corpus, no build).
