@@ -1,6 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
-import { resolve } from 'node:path'
+import { readdirSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { openBackends, RedisBreaker, rateLimitRedis, type BackendLog } from '../src/backends.js'
@@ -239,6 +240,55 @@ describe('the rate-limit Redis', () => {
     expect(log.lines.map(([l]) => l)).toEqual(['warn'])
   })
 
+  it.runIf(hasRedisServer)('passes the limiter\'s own options to @fastify/rate-limit\'s Redis store (neither by default)', async () => {
+    const r = rateLimitRedis(redis!.url, recorder())
+    opened.push(r.redis)
+    await new Promise((res) => r.redis.once('ready', res))
+    const Store = r.store as unknown as new (p: object) => { incr: Function }
+    const incr = (s: { incr: Function }, key: string) => new Promise<{ current: number; ttl: number }>((res, rej) => s.incr(key, (err: Error | null, v: { current: number; ttl: number }) => (err ? rej(err) : res(v)), 60_000, 1))
+    const twice = async (opts: object, key: string) => {
+      const s = new Store(opts)
+      await incr(s, key)
+      await new Promise((res) => setTimeout(res, 20))
+      await incr(s, key)
+      return (await incr(s, key)).ttl
+    }
+    // Past max, the window runs on (its remaining time); continueExceeding restarts it; exponentialBackoff doubles it.
+    expect(await twice({}, 'o1')).toBeLessThan(60_000)
+    expect(await twice({ continueExceeding: true }, 'o2')).toBe(60_000)
+    expect(await twice({ exponentialBackoff: true }, 'o3')).toBe(120_000)
+  })
+
+  it.runIf(hasRedisServer)('a hung Redis opens the circuit at its first timed-out call; it closes when Redis answers again', { timeout: 20_000 }, async () => {
+    const own = await privateRedis()
+    try {
+      const log = recorder()
+      const r = rateLimitRedis(own.url, log)
+      opened.push(r.redis)
+      await new Promise((res) => r.redis.once('ready', res))
+      const store = new (r.store as unknown as new (p: object) => { incr: Function })({})
+      const incr = () => new Promise<Error | null>((res) => store.incr('h', (e: Error | null) => res(e), 60_000, 10))
+      expect(await incr()).toBeNull()
+      process.kill(own.pid, 'SIGSTOP')
+      try {
+        expect((await incr())?.message).toMatch(/timed out/i)
+        expect(r.breaker.open).toBe(true)
+        expect(log.lines).toEqual([['warn', 'redis does not answer within the command timeout: circuit open, rate limits are not enforced until it answers again']])
+      } finally {
+        process.kill(own.pid, 'SIGCONT')
+      }
+      // The next probe, a second after the circuit opened, finds it answering.
+      for (let i = 0; i < 60 && r.breaker.open; i++) {
+        r.breaker.allow()
+        await new Promise((res) => setTimeout(res, 100))
+      }
+      expect(r.breaker.open).toBe(false)
+      expect(await incr()).toBeNull()
+    } finally {
+      own.stop()
+    }
+  })
+
   it('without Redis: one warning per outage, a failing non-critical check, and calls refused at once', async () => {
     const log = recorder()
     const r = rateLimitRedis('redis://127.0.0.1:1', log)
@@ -329,6 +379,46 @@ describe('openBackends', () => {
       await up.close()
     } finally {
       own.stop()
+    }
+  })
+})
+
+describe('cursorSecret', () => {
+  it('names its source; refusals say how to recover; a data dir made for it; other read errors are not swallowed', async () => {
+    const { cursorSecret } = await import('../src/auth/cursor-secret.js')
+    expect(cursorSecret(tmp(), 'k'.repeat(32))).toEqual({ secret: 'k'.repeat(32), source: 'HWFACTS_CURSOR_SECRET' })
+    expect(() => cursorSecret(tmp(), 'short')).toThrow(
+      new Error('cursor secret HWFACTS_CURSOR_SECRET is 5 bytes long, shorter than 32; the service does not start on it (remove the file to have a new one made, or set HWFACTS_CURSOR_SECRET)')
+    )
+    const dir = join(tmp(), 'not', 'yet')
+    expect(cursorSecret(dir, '').source).toBe(`${join(dir, 'cursor-secret')} (generated now)`)
+    // A data "dir" that is a file: not a missing secret, an error to report.
+    const file = join(tmp(), 'plain')
+    writeFileSync(file, 'x')
+    expect(() => cursorSecret(file, undefined)).toThrow(expect.objectContaining({ code: 'ENOTDIR' }))
+  })
+
+  it('when another instance links its secret first, that secret is used, and the own temporary file removed', async () => {
+    const dir = tmp()
+    const theirs = 'T'.repeat(43)
+    vi.resetModules()
+    vi.doMock('node:fs', async (original) => {
+      const fs = await original<typeof import('node:fs')>()
+      return {
+        ...fs,
+        linkSync: (from: string, to: string) => {
+          fs.writeFileSync(to, theirs + '\n', { mode: 0o600 })
+          fs.linkSync(from, to)
+        }
+      }
+    })
+    try {
+      const { cursorSecret } = await import('../src/auth/cursor-secret.js')
+      expect(cursorSecret(dir, undefined)).toEqual({ secret: theirs, source: join(dir, 'cursor-secret') })
+      expect(readdirSync(dir)).toEqual(['cursor-secret'])
+    } finally {
+      vi.doUnmock('node:fs')
+      vi.resetModules()
     }
   })
 })
