@@ -283,6 +283,8 @@ describe('the rate-limit Redis', () => {
         await new Promise((res) => setTimeout(res, 100))
       }
       expect(r.breaker.open).toBe(false)
+      expect(log.lines.at(-1)![0]).toBe('info')
+      expect(log.lines.at(-1)![1]).toMatch(/^redis answers again after \d+ ms: circuit closed, rate limits are enforced$/)
       expect(await incr()).toBeNull()
     } finally {
       own.stop()
@@ -358,6 +360,8 @@ describe('openBackends', () => {
     const t1 = performance.now()
     const refused = await openBackends(loadConfig({ HWFACTS_DATA_DIR: tmp(), REDIS_URL: 'redis://127.0.0.1:1' }), { log })
     expect(performance.now() - t1).toBeLessThan(900)
+    // The caller's log gets the backends' messages.
+    expect(log.lines.filter(([l, m]) => l === 'warn' && m.startsWith('redis unavailable (connect ECONNREFUSED 127.0.0.1:1)'))).toHaveLength(1)
     await refused.close()
     for (let i = 0; i < 100 && refused.redis!.status !== 'end'; i++) await new Promise((r) => setTimeout(r, 10))
     expect(refused.redis!.status).toBe('end')
@@ -396,6 +400,25 @@ describe('cursorSecret', () => {
     const file = join(tmp(), 'plain')
     writeFileSync(file, 'x')
     expect(() => cursorSecret(file, undefined)).toThrow(expect.objectContaining({ code: 'ENOTDIR' }))
+  })
+
+  it('a link that fails otherwise than on an existing name stops the start, and leaves no temporary file', async () => {
+    const dir = tmp()
+    vi.resetModules()
+    vi.doMock('node:fs', async (original) => ({
+      ...(await original<typeof import('node:fs')>()),
+      linkSync: () => {
+        throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' })
+      }
+    }))
+    try {
+      const { cursorSecret } = await import('../src/auth/cursor-secret.js')
+      expect(() => cursorSecret(dir, undefined)).toThrow(expect.objectContaining({ code: 'EPERM' }))
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      vi.doUnmock('node:fs')
+      vi.resetModules()
+    }
   })
 
   it('when another instance links its secret first, that secret is used, and the own temporary file removed', async () => {
