@@ -79,5 +79,12 @@ export const MODULES = {
   // do): every JsonRpcError, the SSE and JSON answers, the headers a hijacked reply keeps (test/mcp/route-units.test.ts).
   'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
   // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
-  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
+  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] },
+  // The request helpers of the HTTP layer (Service-Version, methods, strict query and integers, request target, cache
+  // headers, the contract's documents, the /v1 operation declaration) on a bare Fastify app with only them and the Problem
+  // layer (test/http/http-units.test.ts: inline routes, the contract's schemas only where a test reads the document).
+  http: {
+    mutate: ['src/http/contract.ts', 'src/http/headers.ts', 'src/http/integers.ts', 'src/http/methods.ts', 'src/http/querystring.ts', 'src/http/request-target.ts', 'src/http/versions.ts', 'src/http/fact-route.ts'],
+    tests: ['test/http/http-units.test.ts']
+  }
 }
