@@ -53,6 +53,7 @@ async function routes(app: FastifyInstance) {
   app.get('/open/*', ok)
   app.post('/v1/only-post', async () => ({ ok: true }))
   app.route({ method: ['GET', 'POST'], url: '/post-only', config: { onlyMethod: 'POST' }, handler: async () => ({ ok: true }) })
+  app.route({ method: ['GET', 'POST'], url: '/v1/multi', handler: ok })
   app.route({ method: 'POST', url: '/post-later', config: { onlyMethod: 'POST', since: DEPTH }, handler: async () => ({ ok: true }) })
 }
 
@@ -420,5 +421,35 @@ describe('contract: each version document, frozen once', () => {
     const again = new Contract()
     again.freeze(a)
     expect(again.json(SEED)).toBe(c.json(SEED))
+  })
+})
+
+describe('after the first mutation run: what it left', () => {
+  it('an escaped spelling of a POST-only route is that route: GET is 405 there too', async () => {
+    const r = await get('/post-%6Fnly', {}, 'GET')
+    expect(expectProblem(r, 405, 'METHOD_NOT_ALLOWED').detail).toBe('GET is not allowed on /post-only; use POST.')
+    expect(r.headers.allow).toBe('POST')
+  })
+
+  it('a /v1 route declared for several methods, GET among them, answers only GET', async () => {
+    expect((await get('/v1/multi')).statusCode).toBe(200)
+    const r = await get('/v1/multi', {}, 'POST')
+    expectProblem(r, 405, 'METHOD_NOT_ALLOWED')
+    expect(r.headers.allow).toBe('GET')
+  })
+
+  it('factRoute puts the scope (for the auth hook) and the version (for the version hook) in the route config', async () => {
+    const configs: Record<string, Obj> = {}
+    await bare({
+      contract: true,
+      routes: async (a) => {
+        a.addHook('onRoute', (r) => void (configs[r.url] = r.config as Obj))
+        await factRoutes(a)
+      }
+    })
+    expect(configs['/v1/scoped']).toMatchObject({ scope: 'facts:read' })
+    expect(configs['/v1/plain']).not.toHaveProperty('scope')
+    expect(configs['/v1/plain']).not.toHaveProperty('since')
+    expect(configs['/v1/later']).toMatchObject({ since: DEPTH })
   })
 })
