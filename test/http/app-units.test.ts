@@ -419,16 +419,20 @@ describe('the /v1 routes: each answers its service call, in the request version'
   })
 
   it('compare parts and releases, check and discrepancies (2026-12-01): the service answers', async () => {
-    const parts = await json('/v1/compare/parts?part=STM32F407VG&other=STM32F407VE&topic=registers&limit=1')
-    expect(parts.status ?? parts).toBeDefined()
     const t = await app()
     const id = (await t.facts.release()).id
+    // Each answer is the service's own (the same release, part and topic as asked).
+    const parts = await json('/v1/compare/parts?part=STM32F407VG&other=STM32F407VE&topic=registers&limit=1')
+    expect(parts).toMatchObject({ release: id, topic: 'registers' })
+    expect(parts.part.part ?? parts.part).toBeTruthy()
     const releases = await json(`/v1/compare/releases?part=STM32F407VG&topic=registers&from_release=${id}&limit=1`)
-    expect(releases).toBeDefined()
+    // A release compared with itself: nothing changed.
+    expect(releases).toMatchObject({ topic: 'registers', changes: [] })
     const check = await json('/v1/check?part=STM32F407VG&vdd=3.3', DEPTH)
-    expect(check.findings ?? check.status).toBeDefined()
+    expect(check).toMatchObject({ release: id, part: 'STM32F407VG' })
+    expect(['checked', 'ambiguous', 'not_found']).toContain(check.status)
     const disc = await json('/v1/discrepancies?part=STM32F407VG', DEPTH)
-    expect(disc).toBeDefined()
+    expect(disc).toMatchObject({ release: id, part: 'STM32F407VG' })
     for (const p of ['/v1/compare/parts?part=STM32F407VG&other=STM32F407VE&topic=registers', `/v1/compare/releases?part=STM32F407VG&topic=registers&from_release=${id}`])
       expectProblem(await get(p), 401, 'UNAUTHENTICATED')
     for (const p of ['/v1/check?part=STM32F407VG&vdd=3.3', '/v1/discrepancies?part=STM32F407VG']) expectProblem(await get(p, { 'service-version': DEPTH }), 401, 'UNAUTHENTICATED')
