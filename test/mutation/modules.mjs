@@ -95,5 +95,19 @@ export const MODULES = {
   startup: {
     mutate: ['src/config.ts', 'src/memory.ts', 'src/auth/cursor-secret.ts', 'src/backends.ts'],
     tests: ['test/config.test.ts', 'test/auth/cursor-secret.test.ts', 'test/startup-units.test.ts']
+  },
+  // The request helpers of the HTTP layer (Service-Version, methods, strict query and integers, request target, cache
+  // headers, the contract's documents, the /v1 operation declaration) on a bare Fastify app with only them and the Problem
+  // layer (test/http/http-units.test.ts: inline routes, the contract's schemas only where a test reads the document).
+  http: {
+    mutate: ['src/http/contract.ts', 'src/http/headers.ts', 'src/http/integers.ts', 'src/http/methods.ts', 'src/http/querystring.ts', 'src/http/request-target.ts', 'src/http/versions.ts', 'src/http/fact-route.ts'],
+    tests: ['test/http/http-units.test.ts']
+  },
+  // The app as buildApp assembles it, its routes, the drain and the served files' check: test/http/app-units.test.ts on one
+  // app over the sample corpus' release (built in its first test: what buildApp decides runs once, so that test checks
+  // each option, hook and route once), then the existing release-files and drain suites. An app takes seconds to build.
+  'http-app': {
+    mutate: ['src/http/app.ts', 'src/http/drain.ts', 'src/http/release-files.ts', 'src/http/routes/**/*.ts'],
+    tests: ['test/http/app-units.test.ts', 'test/http/release-files.test.ts', 'test/http/drain.test.ts']
   }
 }
