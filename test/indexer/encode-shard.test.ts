@@ -56,6 +56,9 @@ describe('encodeFact', () => {
     const base = draft('svd:A', 'registers', 'R')
     const id = encodeFact(base).id
     expect(id).toMatch(/^[0-9a-f]{20}$/)
+    // Stable across releases: the sha256 of target, topic, name and package (empty when none), NUL-separated.
+    expect(id).toBe(createHash('sha256').update('svd:A\0registers\0R\0').digest('hex').slice(0, 20))
+    expect(encodeFact({ ...base, scope: { device: 'A', source: 'svd/y.svd' } }).id).toBe(createHash('sha256').update('svd:A\0registers\0R\0\0svd/y.svd').digest('hex').slice(0, 20))
     expect(encodeFact({ ...base, value: { other: 1 }, evidence: [], agreement: 'agree' }).id).toBe(id)
     const others = [
       { ...base, target: 'svd:B' },
