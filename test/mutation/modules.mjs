@@ -79,5 +79,17 @@ export const MODULES = {
   // do): every JsonRpcError, the SSE and JSON answers, the headers a hijacked reply keeps (test/mcp/route-units.test.ts).
   'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
   // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
-  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
+  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] },
+  // The search-engine store: names, documents, the query DSL, the transport seam and the repository's memo without an
+  // engine (test/store/engine-units.test.ts: a local HTTP server stands in for the clients' peer), then every query
+  // filter on a real OpenSearch over a hand-made release of 13 facts (test/store/engine-store.test.ts, loaded once a run:
+  // a few seconds a mutant). Needs OPENSEARCH_URL (`.ci/services.sh opensearch-start`, `eval "$(.ci/services.sh env)"`).
+  'store-engine': {
+    mutate: ['src/store/search-engine/*.ts', 'src/store/types.ts', 'src/store/errors.ts', 'src/store/hash-files.ts'],
+    tests: ['test/store/engine-units.test.ts', 'test/store/engine-store.test.ts'],
+    requires: ['OPENSEARCH_URL']
+  },
+  // The engine loader and `hwfacts engine` on a real OpenSearch: loads, reloads, refusals, bulk retries (transports that
+  // fail or doctor requests), promotion, retirement, listing and the command's output, each test under its own prefix.
+  'engine-loader': { mutate: ['indexer/engine.ts', 'indexer/engine-cli.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] }
 }
