@@ -88,4 +88,12 @@ describe.skipIf(skip !== undefined)(`the search-engine store's queries (${engine
     })
   })
 
+  it('the kept list holds every release record, past a search\'s default page of 10, ids only, sorted', async () => {
+    const repo = await repoOf()
+    const ids = Array.from({ length: 12 }, (_, i) => (11 - i).toString(16).padStart(16, '0'))
+    const lines = [...ids, 'not-a-release-id'].flatMap((id) => [JSON.stringify({ index: { _id: id } }), JSON.stringify({ id })])
+    await repo.engine.request({ method: 'POST', path: `/${repo.names.releases}/_bulk`, querystring: { refresh: 'true' }, ndjson: lines.join('\n') + '\n' })
+    expect(await repo.readKept()).toEqual([...ids].sort())
+    expect(await repo.list()).toEqual([...ids].sort())
+  })
 })

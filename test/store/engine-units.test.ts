@@ -174,6 +174,7 @@ describe('engine errors', () => {
     expect(shape(toEngineError(new Error('connect ECONNREFUSED')))).toEqual([0, 'Error', 'Error: connect ECONNREFUSED'])
     expect(shape(toEngineError('plain'))).toEqual([0, 'error', 'error: plain'])
     expect(shape(toEngineError({ body: 'not an object' }))).toEqual([0, 'error', 'error: [object Object]'])
+    expect(shape(toEngineError({ name: 'ResponseError', statusCode: 502, body: { error: null }, message: 'bad gateway' }))).toEqual([502, 'ResponseError', 'ResponseError: bad gateway'])
   })
 })
 
@@ -219,12 +220,17 @@ describe('the two clients against a local server', () => {
   let server: Server
   let url: string
   const hits: string[] = []
+  let health = 408
   /** Each path answers as the test needs: JSON with the Elasticsearch product header, 503s, or never. */
   async function start(): Promise<void> {
     if (server) return
     server = createServer((req, res) => {
       hits.push(`${req.method} ${req.url}`)
-      if (req.url?.startsWith('/hang')) return
+      if (req.url?.startsWith('/hang') || (req.url?.startsWith('/_cluster/health') && health === 0)) return
+      if (req.url?.startsWith('/_cluster/health')) {
+        res.writeHead(health, { 'content-type': 'application/json' })
+        return void res.end(JSON.stringify({ status: 'red', timed_out: true }))
+      }
       const status = req.url?.startsWith('/busy') ? 503 : req.url?.startsWith('/missing') ? 404 : 200
       res.writeHead(status, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' })
       res.end(JSON.stringify(status === 200 ? { seen: req.url } : { error: { type: status === 404 ? 'index_not_found_exception' : 'unavailable', reason: 'r' }, status }))
@@ -233,6 +239,31 @@ describe('the two clients against a local server', () => {
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   }
   afterAll(() => server?.close())
+
+  it('connects a repository with the flavor and prefix given', async () => {
+    await start()
+    const repo = await EngineRepository.connect(url, 'opensearch', 'hw')
+    expect([repo.engine.flavor, repo.names.prefix, repo.kind]).toEqual(['opensearch', 'hw', 'search-engine'])
+    await repo.close()
+  })
+
+  it('health asks the cluster to answer within a second, takes a 408 as an answer, and neither retries nor waits past 2 s', async () => {
+    await start()
+    const repo = await EngineRepository.connect(url, 'elasticsearch', 'hw')
+    health = 408
+    hits.length = 0
+    expect(await repo.health()).toEqual({ ok: false, detail: 'elasticsearch cluster red' })
+    expect(hits).toEqual(['GET /_cluster/health?timeout=1s'])
+    health = 503
+    hits.length = 0
+    await expect(repo.health()).rejects.toMatchObject({ status: 503 })
+    expect(hits.length).toBe(1)
+    health = 0
+    const t0 = performance.now()
+    await expect(repo.health()).rejects.toMatchObject({ status: 0 })
+    expect(performance.now() - t0).toBeLessThan(6000)
+    await repo.close()
+  })
 
   for (const flavor of ['elasticsearch', 'opensearch'] as const) {
     it(`${flavor}: the envelope of an answer, ignored statuses, errors with the engine's type, two retries by default`, async () => {
@@ -269,6 +300,8 @@ function scripted(answer: (r: EngineRequest) => { status: number; body: unknown 
       await Promise.resolve()
       const a = answer(r)
       if (a instanceof Error) throw a
+      // As the clients do: an error status not in `ignore` is thrown.
+      if (a.status >= 400 && !r.ignore?.includes(a.status)) throw new EngineError(a.status, 'status', `status ${a.status}`)
       return a as { status: number; body: T }
     },
     async close() {
