@@ -89,7 +89,10 @@ export const MODULES = {
     tests: ['test/store/engine-units.test.ts', 'test/store/engine-store.test.ts'],
     requires: ['OPENSEARCH_URL']
   },
-  // The engine loader and `hwfacts engine` on a real OpenSearch: loads, reloads, refusals, bulk retries (transports that
-  // fail or doctor requests), promotion, retirement, listing and the command's output, each test under its own prefix.
-  'engine-loader': { mutate: ['indexer/engine.ts', 'indexer/engine-cli.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] }
+  // The engine loader on a real OpenSearch (test/store/engine-edges.test.ts: loads, reloads, refusals, bulk retries through
+  // transports that fail or doctor requests, promotion, retirement, listing; each test under its own prefix). Loads cost a
+  // second or two each on the shared box, so a mutant that survives pays about a minute: `engine-cli`, the command's
+  // options and output over the same suite, is a module of its own (only the command's two tests cover it).
+  'engine-loader': { mutate: ['indexer/engine.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] },
+  'engine-cli': { mutate: ['indexer/engine-cli.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] }
 }
