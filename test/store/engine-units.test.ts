@@ -277,6 +277,10 @@ describe('the two clients against a local server', () => {
       await expect(t.request({ method: 'GET', path: '/busy' })).rejects.toMatchObject({ status: 503, transient: true })
       expect(hits).toEqual(['GET /busy', 'GET /busy', 'GET /busy'])
       await t.close()
+      // Closed: the client sends nothing more.
+      hits.length = 0
+      await expect(t.request({ method: 'GET', path: '/ok' })).rejects.toBeInstanceOf(EngineError)
+      expect(hits).toEqual([])
       const once = await openTransport(url, flavor, { maxRetries: 0, requestTimeoutMs: 300 })
       hits.length = 0
       await expect(once.request({ method: 'GET', path: '/busy' })).rejects.toMatchObject({ status: 503 })
@@ -362,6 +366,32 @@ describe('the repository on a scripted transport', () => {
     expect(t.requests.length).toBe(2)
   })
 
+  it('a read that fails after a newer one failed and was dropped leaves nothing behind', async () => {
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let n = 0
+    const t = scripted(() => ({ status: 200, body: {} }))
+    t.request = (async (r: EngineRequest) => {
+      t.requests.push(r)
+      if (n++ === 0) await held
+      throw new EngineError(0, `failed ${n}`, `failed ${n}`)
+    }) as EngineTransport['request']
+    const unhandled: unknown[] = []
+    const on = (e: unknown) => void unhandled.push(e)
+    process.on('unhandledRejection', on)
+    try {
+      const repo = new EngineRepository(t, 'p', { recheckMs: 0 })
+      const first = repo.promotedId()
+      await expect(repo.promotedId()).rejects.toThrow('failed 2')
+      release()
+      await expect(first).rejects.toThrow('failed 2')
+      await new Promise((r) => setTimeout(r, 20))
+    } finally {
+      process.off('unhandledRejection', on)
+    }
+    expect(unhandled).toEqual([])
+  })
+
   it('the default recheck interval is a second', async () => {
     vi.useFakeTimers({ toFake: ['performance'] })
     const t = scripted(() => ({ status: 200, body: {} }))
@@ -425,7 +455,8 @@ describe('the repository on a scripted transport', () => {
   })
 
   it('the alias: no holder, one, or a conflict; the record of a release only when found', async () => {
-    let body: unknown = {}
+    // The engine's answer when the alias is missing.
+    let body: unknown = { error: 'alias [p-facts] missing', status: 404 }
     let status = 404
     const t = scripted(() => ({ status, body }))
     const repo = new EngineRepository(t, 'p')
