@@ -30,17 +30,18 @@ export const MODULES = {
   inventory: { mutate: ['indexer/inventory.ts'], tests: ['test/indexer/inventory.test.ts'] },
   // The naming rules and the vendor rules' reader; the rules' data (vendors.json) is checked by the same suites.
   'curation-rules': { mutate: ['indexer/curation/rules.ts', 'indexer/curation/vendors.ts'], tests: ['test/indexer/curation-rules.test.ts', 'test/indexer/vendors.test.ts', 'test/indexer/catalog.test.ts'] },
-  // Fact encoding, shard writing and the parse cache on a few hand-written facts (no corpus, no build).
-  'encode-shard': { mutate: ['indexer/encode.ts', 'indexer/shard.ts', 'indexer/parse-cache.ts'], tests: ['test/indexer/encode-shard.test.ts'] },
+  // Fact encoding, shard writing and the parse cache on a few hand-written facts (no corpus, no build); the body
+  // token counts against the reference tokenizer (encode-tokens).
+  'encode-shard': { mutate: ['indexer/encode.ts', 'indexer/shard.ts', 'indexer/parse-cache.ts'], tests: ['test/indexer/encode-shard.test.ts', 'test/indexer/encode-tokens.test.ts'] },
   // The release writer on tiny hand-made corpora (a few small files in a temp dir: a build takes well under a second).
   'release-writer': { mutate: ['indexer/build.ts'], tests: ['test/indexer/release-writer.test.ts'] },
   // The catalog's rules on hand-made target summaries (no corpus, no build).
   catalog: { mutate: ['indexer/curation/catalog.ts'], tests: ['test/indexer/catalog.test.ts', 'test/indexer/catalog-edges.test.ts'] },
-  // Resolution of both sides, the status, the page cache key and the differences (releases, parts, pins) on two tiny
-  // hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory: about a second a
-  // mutant). Not mutated here: the JSON writer and the paging step (76-155, 355-421), over the pager that context
-  // shares (src/service/pager.ts), which no module mutates yet.
-  compare: { mutate: ['src/service/compare.ts:157-353', 'src/service/compare.ts:424-570'], tests: ['test/service/compare-edges.test.ts'] },
+  // The whole comparison: the JSON writer and its token counts, resolution of both sides, the status, the page cache key,
+  // the paging step over the shared pager (src/service/pager.ts, its own module) and the differences (releases, parts,
+  // pins), on two tiny hand-written releases (test/service/compare-edges.test.ts, built once in the temp directory:
+  // about a second a mutant).
+  compare: { mutate: ['src/service/compare.ts'], tests: ['test/service/compare-edges.test.ts'] },
   // The world adapters, each whole, on inline inputs (the *-edges suites) and the small fixtures; their
   // world-corpus checks are skipped in Stryker's sandbox (.cache is not copied there).
   'probe-rs': { mutate: ['indexer/sources/probe-rs.ts', 'indexer/sources/probe-rs/*.ts'], tests: ['test/indexer/probe-rs-edges.test.ts', 'test/indexer/probe-rs.test.ts'] },
@@ -80,6 +81,21 @@ export const MODULES = {
   'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
   // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
   'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] },
+  // The service's small supports on hand-made inputs (test/service/support-units.test.ts, no release, no app): readAll's
+  // batches over a stub store, the archived sources' re-hash, the MCP server over an in-memory transport. The same file
+  // checks the error table's rows (statuses and retryability against the spec and HTTP), which no module mutates:
+  // Stryker makes no mutant inside an `as const` literal (errors.ts 1-167 gives none; its functions are http-errors').
+  'service-support': {
+    mutate: ['src/service/read-all.ts', 'src/service/source-check.ts', 'src/mcp/server.ts'],
+    tests: ['test/service/support-units.test.ts']
+  },
+  // What the process reads and opens before serving: the configuration, the heap bound, the cursor secret, the backends
+  // (the SQLite store, the rate-limit Redis and its breaker, on a Redis the test starts and on ports that refuse or hang).
+  // src/server.ts is not here: only its own process runs it (test/http/server-process.test.ts), out of Stryker's sight.
+  startup: {
+    mutate: ['src/config.ts', 'src/memory.ts', 'src/auth/cursor-secret.ts', 'src/backends.ts'],
+    tests: ['test/config.test.ts', 'test/auth/cursor-secret.test.ts', 'test/startup-units.test.ts']
+  },
   // The search-engine store: names, documents, the query DSL, the transport seam and the repository's memo without an
   // engine (test/store/engine-units.test.ts: a local HTTP server stands in for the clients' peer), then every query
   // filter on a real OpenSearch over a hand-made release of 13 facts (test/store/engine-store.test.ts, loaded once a run:

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MODULES } from './modules.mjs'
+import { writeSummary } from './report.mjs'
 
 const root = resolve(import.meta.dirname, '..', '..')
 // Module names, then Stryker options passed through (`--mutate 'file:10-90'` narrows a run to lines).
@@ -59,7 +60,14 @@ let failed = 0
 for (const n of names) {
   process.stdout.write(`\n== mutate ${n}\n`)
   if (retest) dropSurvivors(n)
+  const started = performance.now()
   const r = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], { cwd: root, stdio: 'inherit', env: { ...process.env, HWFACTS_MUTATE: n, HWFACTS_TEST_CORPUS_DATA: corpusData, HWFACTS_CORPUS_CACHE: join(root, '.cache'), ...MODULES[n].env } })
   if (r.status !== 0) failed++
+  // A run narrowed by --mutate reports only part of the module: the committed summary stays the last whole run's.
+  else if (extra.includes('--mutate') || extra.some((a) => a.startsWith('--mutate='))) process.stdout.write(`${n}: narrowed run, test/mutation/reports/${n}.json left as it was\n`)
+  else {
+    const s = writeSummary(n, MODULES[n], { seconds: (performance.now() - started) / 1000, concurrency: Number(process.env.HWFACTS_MUTATE_CONCURRENCY ?? 1) })
+    process.stdout.write(`${n}: ${s.score} %, summary written to test/mutation/reports/${n}.json (commit ${s.commit.slice(0, 7)}${s.uncommittedChanges ? ' with uncommitted changes' : ''})\n`)
+  }
 }
 process.exit(failed ? 1 : 0)

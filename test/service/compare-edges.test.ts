@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base'
 import { buildRelease } from '../../indexer/build.js'
 import type { ComparePartsParams, CompareReleasesParams } from '../../src/schemas/compare.js'
 import { compareOf, type Compare } from '../../src/service/compare.js'
@@ -328,7 +329,7 @@ describe('compare parts on a tiny release', () => {
     expect(names).toEqual(whole.entries.map((e: Obj) => e.name))
     const first = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2 })
     const next = first.page.nextCursor as string
-    await expect(parts({ part: 'QZ7101', other: 'QZ7101', topic: 'registers', limit: 2, cursor: next })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
+    await expect(parts({ part: 'QZ7101', other: 'QZ7101', topic: 'registers', limit: 2, cursor: next })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor', message: 'The cursor belongs to a different comparison.' })
     await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, cursor: next, corpus_release: a })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor' })
 
     const r1 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2 })
@@ -357,6 +358,11 @@ describe('compare parts on a tiny release', () => {
   })
 
   it('pins: a signal on another pin differs, as pin lists', async () => {
+    // Pin lists are made here, not stored: counted when paged, and the count is still over the whole answer.
+    const rawPins = await compare.parts({ corpus_release: b, part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', include_same: true } as ComparePartsParams)
+    const pinsPage = (JSON.parse(rawPins) as Obj).page
+    expect(pinsPage.tokens).toBeGreaterThanOrEqual(countTokens(rawPins))
+    expect(pinsPage.tokens).toBeLessThanOrEqual(countTokens(rawPins) * 1.01 + 4)
     const j = await parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', signal: 'usart1_tx' })
     expect(j.status).toBe('ok')
     expect(j.filters).toEqual({ signal: 'USART1_TX', includeSame: false })
@@ -422,5 +428,217 @@ describe('compare parts on a tiny release', () => {
     await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', signal: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'signal', message: expect.stringMatching(/signal narrows pins only/) })
     await expect(parts({ part: 'STM32QAT', other: 'STM32QAU', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral', message: expect.stringMatching(/peripheral narrows registers only/) })
     await expect(rel({ part: 'STM32QAT', topic: 'pins', peripheral: 'X' })).rejects.toMatchObject({ code: 'INVALID_PARAMETER', param: 'peripheral' })
+  })
+})
+
+describe('the JSON writer and the paging step', () => {
+  /** Both answers of one comparison, raw: the body as sent and its count by the real tokenizer. */
+  const rawParts = async (p: Partial<ComparePartsParams>) => {
+    const body = await compare.parts({ corpus_release: b, part: 'QZ7101', other: 'QZ7102', topic: 'registers', ...p } as ComparePartsParams)
+    return { body, j: JSON.parse(body) as Obj, real: countTokens(body) }
+  }
+  const rawRel = async (p: Partial<CompareReleasesParams>) => {
+    const body = await compare.releases({ from_release: a, to_release: b, part: 'QZ7101', topic: 'registers', ...p } as CompareReleasesParams)
+    return { body, j: JSON.parse(body) as Obj, real: countTokens(body) }
+  }
+
+  it('every page at every budget is within max_tokens by the real tokenizer, page.tokens counted over the whole answer', async () => {
+    for (const ask of [rawParts, rawRel]) {
+      const whole = await ask({ include_same: true, max_tokens: 16000 })
+      const member = whole.j.entries ? 'entries' : 'changes'
+      const all = whole.j[member].map((e: Obj) => e.name)
+      expect(all.length).toBeGreaterThan(3)
+      expect(whole.j.page).toMatchObject({ returned: all.length, limit: 20, maxTokens: 16000, truncatedBy: null, nextCursor: null, budgetTooSmall: false, neededMaxTokens: null })
+      // The count is the sum of the parts' counts: never below the real count, never far above it.
+      expect(whole.j.page.tokens).toBeGreaterThanOrEqual(whole.real)
+      expect(whole.j.page.tokens).toBeLessThanOrEqual(whole.real * 1.01 + 4)
+      let sawCut = false
+      for (let max = 256; max <= whole.j.page.tokens + 40; max += 151) {
+        const names: string[] = []
+        let cursor: string | undefined
+        let ended = false
+        for (let n = 0; n < 20; n++) {
+          const r = await ask({ include_same: true, max_tokens: max, ...(cursor ? { cursor } : {}) })
+          expect(r.real, `${member} at ${max}`).toBeLessThanOrEqual(max)
+          expect(r.j.page.tokens).toBeGreaterThanOrEqual(r.real)
+          expect(r.j.page.tokens).toBeLessThanOrEqual(max)
+          expect(r.j.page.maxTokens).toBe(max)
+          expect(r.j.page.returned).toBe(r.j[member].length)
+          if (r.j.page.budgetTooSmall) {
+            // Not even one entry fits: the page names a budget with which the first does.
+            expect(r.j[member]).toEqual([])
+            expect(r.j.page.truncatedBy).toBe('max_tokens')
+            const next = await ask({ include_same: true, max_tokens: r.j.page.neededMaxTokens, ...(cursor ? { cursor } : {}) })
+            expect(next.j[member].length).toBeGreaterThan(0)
+            break
+          }
+          expect(r.j[member].length).toBeGreaterThan(0)
+          names.push(...r.j[member].map((e: Obj) => e.name))
+          if (r.j.page.nextCursor === null) {
+            expect(r.j.page.truncatedBy).toBeNull()
+            ended = true
+            break
+          }
+          sawCut = true
+          expect(r.j.page.truncatedBy).toBe('max_tokens')
+          // One more entry would not have fit.
+          cursor = r.j.page.nextCursor
+        }
+        if (ended) expect(names).toEqual(all)
+      }
+      expect(sawCut).toBe(true)
+    }
+  })
+
+  it('a page holds as many entries as fit: one more would exceed max_tokens', async () => {
+    const whole = await rawParts({ include_same: true, max_tokens: 16000 })
+    for (let max = 300; max < whole.j.page.tokens; max += 97) {
+      const r = await rawParts({ include_same: true, max_tokens: max })
+      if (r.j.page.budgetTooSmall) continue
+      const n = r.j.entries.length
+      // The same answer with the next entry too, as the service would write it.
+      const more = JSON.stringify({ ...r.j, entries: whole.j.entries.slice(0, n + 1), page: { ...r.j.page, returned: n + 1 } })
+      expect(countTokens(more), `at ${max}`).toBeGreaterThan(max * 0.98)
+    }
+  })
+
+  it('limit cuts before max_tokens, with a cursor; the last page says the end', async () => {
+    const r = await rawParts({ include_same: true, limit: 1 })
+    expect(r.j.page).toMatchObject({ returned: 1, limit: 1, maxTokens: 4000, truncatedBy: 'limit', budgetTooSmall: false, neededMaxTokens: null })
+    expect(typeof r.j.page.nextCursor).toBe('string')
+    expect(r.j.page.tokens).toBeGreaterThanOrEqual(r.real)
+    const rel1 = await rawRel({ limit: 3 })
+    const rel2 = await rawRel({ limit: 3, cursor: rel1.j.page.nextCursor })
+    expect(rel2.j.changes.map((c: Obj) => c.name)).toEqual(['UART.STAT'])
+    expect(rel2.j.page).toMatchObject({ returned: 1, truncatedBy: null, nextCursor: null })
+    expect(rel2.j.notes ?? []).toEqual([])
+  })
+
+  it('a cursor past the end of its comparison is refused; at the very end, a page without entries says so', async () => {
+    const first = await rawRel({ limit: 2 })
+    const last = await rawRel({ limit: 2, cursor: first.j.page.nextCursor })
+    expect(last.j.page.nextCursor).toBeNull()
+    // A cursor at the end (position 4 of 4): signed by the service for this binding, as the pager does.
+    const codec = (facts as unknown as { cursors: { encode: Function; decode: Function } }).cursors
+    const d = codec.decode(first.j.page.nextCursor)
+    const atEnd = codec.encode(d.release, d.binding, { score: 0, ord: 4 })
+    const end = await rawRel({ limit: 2, cursor: atEnd })
+    expect(end.j.changes).toEqual([])
+    expect(end.j.notes).toEqual(['No more entries: this is the end of the comparison.'])
+    expect(end.j.page).toMatchObject({ returned: 0, truncatedBy: null, nextCursor: null, budgetTooSmall: false })
+    expect(end.j.page.tokens).toBeGreaterThanOrEqual(end.real)
+    const past = codec.encode(d.release, d.binding, { score: 0, ord: 5 })
+    await expect(rawRel({ limit: 2, cursor: past })).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor', message: 'The cursor points past the end of this comparison.' })
+  })
+
+  it('a budget too small for the head elides the targets and artifacts, and names the budget that gives them', async () => {
+    const full = await rawRel({ max_tokens: 16000 })
+    let elided = 0
+    for (let max = 256; max < full.real; max += 29) {
+      const r = await rawRel({ max_tokens: max })
+      expect(r.real).toBeLessThanOrEqual(max)
+      expect(r.j.page.tokens).toBeGreaterThanOrEqual(r.real)
+      expect(r.j.page.tokens).toBeLessThanOrEqual(max)
+      if (!r.j.elided) continue
+      elided++
+      // Counted on the written page, whose own count may take one token more or less than the budget it stood at.
+      expect(r.j.page.tokens - r.real).toBeLessThanOrEqual(1)
+      expect(r.j.changes).toEqual([])
+      expect(r.j.artifacts).toEqual([])
+      expect(r.j.from.target).toBeNull()
+      expect(r.j.to.target).toBeNull()
+      expect(r.j.from.part).toBe('QZ7101')
+      expect(r.j.page).toMatchObject({ returned: 0, truncatedBy: 'max_tokens', nextCursor: null, budgetTooSmall: true })
+      const again = await rawRel({ max_tokens: r.j.page.neededMaxTokens })
+      expect(again.j.elided).toBeUndefined()
+      expect(again.j.changes.length).toBeGreaterThan(0)
+    }
+    // The head with both targets and the artifact takes several hundred tokens: the smallest budgets elide.
+    expect(elided).toBeGreaterThan(3)
+    expect((await rawRel({ max_tokens: 256 })).j.elided).toBe(true)
+    // Nothing to list, and still a head too large for the budget: elided alike, within it.
+    const empty = await rawRel({ fact_names: 'NOPE', max_tokens: 256 })
+    expect(empty.real).toBeLessThanOrEqual(256)
+    expect(empty.j).toMatchObject({ elided: true, changes: [], artifacts: [], counts: { added: 0, removed: 0, changed: 0, unchanged: 0 } })
+    const roomy = await rawRel({ fact_names: 'NOPE', max_tokens: 16000 })
+    expect(roomy.j.elided).toBeUndefined()
+    expect(roomy.j.notes).toEqual(['No differences match these filters.'])
+    expect(roomy.j.page).toMatchObject({ returned: 0, truncatedBy: null, budgetTooSmall: false })
+    expect(roomy.j.page.tokens).toBeGreaterThanOrEqual(roomy.real)
+    expect(roomy.j.page.tokens).toBeLessThanOrEqual(roomy.real * 1.01 + 4)
+  })
+})
+
+describe('an ambiguous side under a small budget', () => {
+  it('its candidates are left out last, with a note naming the budget that lists them', async () => {
+    const ask = async (max: number) => {
+      const body = await compare.parts({ corpus_release: b, part: 'STM32QA', other: 'STM32QAT', topic: 'electrical', max_tokens: max } as ComparePartsParams)
+      return { j: JSON.parse(body) as Obj, real: countTokens(body) }
+    }
+    const small = await ask(256)
+    expect(small.real).toBeLessThanOrEqual(256)
+    expect(small.j).toMatchObject({ status: 'ambiguous', elided: true, entries: [], part: { status: 'ambiguous', candidates: [], candidateCount: 2, target: null }, other: { status: 'resolved', target: null } })
+    const [first, cut] = small.j.notes as string[]
+    expect(first).toBe('A part did not resolve to one target for this topic: nothing compared; see part/other.')
+    const full = Number(/^max_tokens=256 leaves no room for the candidates of the ambiguous side; max_tokens=(\d+) lists them\.$/.exec(cut!)![1])
+    expect(small.j.notes).toHaveLength(2)
+    expect(small.j.page).toMatchObject({ returned: 0, maxTokens: 256, tokens: small.j.page.tokens, nextCursor: null })
+    expect(small.j.page.tokens).toBeGreaterThanOrEqual(small.real)
+    // The budget it names lists both candidates and the whole head within it.
+    const listed = await ask(full)
+    expect(listed.real).toBeLessThanOrEqual(full)
+    expect(listed.j.elided).toBeUndefined()
+    expect(listed.j.part.candidates.map((c: Obj) => c.key).sort()).toEqual(['stm32:STM32Q(A-B-C)Tx', 'stm32:STM32QAUx'])
+    expect(listed.j.other.target.key).toBe('stm32:STM32Q(A-B-C)Tx')
+    expect(listed.j.notes).toEqual([first])
+    // And it is the least that does, but for the digits of page.tokens (counted at 256 when the note was written).
+    const below = await ask(full - 4)
+    expect(below.j.elided).toBe(true)
+    // Budgets between: first the candidates come back with the targets still left out, then the whole head.
+    const seen: string[] = []
+    for (const max of [...Array.from({ length: Math.ceil((full - 256) / 16) }, (_, i) => 256 + 16 * i), full]) {
+      const r = await ask(max)
+      expect(r.real).toBeLessThanOrEqual(max)
+      const variant = r.j.elided ? (r.j.part.candidates.length ? 'compact' : 'cut') : 'whole'
+      if (variant === 'compact') expect(r.j.other.target).toBeNull()
+      if (variant !== 'cut') expect(r.j.notes).toEqual([first])
+      if (seen.at(-1) !== variant) seen.push(variant)
+    }
+    expect(seen).toEqual(['cut', 'compact', 'whole'])
+  })
+})
+
+describe('cursors of both comparisons', () => {
+  const codec = () => (facts as unknown as { cursors: { encode: Function; decode: Function } }).cursors
+
+  it('a cursor with its own release named again continues; one whose release is no longer kept is refused as such', async () => {
+    const first = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2 })
+    const next = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, cursor: first.page.nextCursor, corpus_release: b })
+    expect(next.entries.map((e: Obj) => e.name)).toEqual(['UART.CTRL.EN', 'UART.DATA'])
+    const r1 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2 })
+    const r2 = await rel({ part: 'QZ7101', topic: 'registers', limit: 2, cursor: r1.page.nextCursor, to_release: b })
+    expect(r2.changes.map((c: Obj) => c.name)).toEqual(['UART.DATA', 'UART.STAT'])
+    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, cursor: first.page.nextCursor, corpus_release: a })).rejects.toMatchObject({
+      code: 'INVALID_CURSOR',
+      param: 'cursor',
+      message: `The cursor belongs to corpus release ${b}, not ${a}.`
+    })
+    // The same binding, signed for a release this data directory does not keep (removed since the first page).
+    const d = codec().decode(first.page.nextCursor)
+    const gone = codec().encode('0123456789abcdef', d.binding, d.pos)
+    for (const ask of [
+      () => parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', limit: 2, cursor: gone, corpus_release: undefined }),
+      () => rel({ part: 'QZ7101', topic: 'registers', limit: 2, cursor: gone, to_release: undefined })
+    ])
+      await expect(ask()).rejects.toMatchObject({ code: 'INVALID_CURSOR', param: 'cursor', message: "The cursor's corpus release 0123456789abcdef is no longer kept." })
+  })
+
+  it('a parts cursor is bound to its names and prefixes as given, not as joined', async () => {
+    const two = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_names: 'UART.CTRL,UART.DATA', limit: 1 })
+    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_names: 'UART.CTRLUART.DATA', limit: 1, cursor: two.page.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' })
+    const pre = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_name_prefixes: 'UART.C,UART.D', limit: 1 })
+    await expect(parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_name_prefixes: 'UART.CUART.D', limit: 1, cursor: pre.page.nextCursor })).rejects.toMatchObject({ code: 'INVALID_CURSOR' })
+    const ok = await parts({ part: 'QZ7101', other: 'QZ7102', topic: 'registers', fact_name_prefixes: 'UART.C,UART.D', limit: 1, cursor: pre.page.nextCursor })
+    expect(ok.entries.map((e: Obj) => e.name)).toEqual(['UART.CTRL.EN'])
   })
 })
