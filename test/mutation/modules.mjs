@@ -109,5 +109,20 @@ export const MODULES = {
   'http-app': {
     mutate: ['src/http/app.ts', 'src/http/drain.ts', 'src/http/release-files.ts', 'src/http/routes/**/*.ts'],
     tests: ['test/http/app-units.test.ts', 'test/http/release-files.test.ts', 'test/http/drain.test.ts']
-  }
+  },
+  // The search-engine store: names, documents, the query DSL, the transport seam and the repository's memo without an
+  // engine (test/store/engine-units.test.ts: a local HTTP server stands in for the clients' peer), then every query
+  // filter on a real OpenSearch over a hand-made release of 13 facts (test/store/engine-store.test.ts, loaded once a run:
+  // a few seconds a mutant). Needs OPENSEARCH_URL (`.ci/services.sh opensearch-start`, `eval "$(.ci/services.sh env)"`).
+  'store-engine': {
+    mutate: ['src/store/search-engine/*.ts', 'src/store/types.ts', 'src/store/errors.ts', 'src/store/hash-files.ts'],
+    tests: ['test/store/engine-units.test.ts', 'test/store/engine-store.test.ts'],
+    requires: ['OPENSEARCH_URL']
+  },
+  // The engine loader on a real OpenSearch (test/store/engine-edges.test.ts: loads, reloads, refusals, bulk retries through
+  // transports that fail or doctor requests, promotion, retirement, listing; each test under its own prefix). Loads cost a
+  // second or two each on the shared box, so a mutant that survives pays about a minute: `engine-cli`, the command's
+  // options and output over the same suite, is a module of its own (only the command's two tests cover it).
+  'engine-loader': { mutate: ['indexer/engine.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] },
+  'engine-cli': { mutate: ['indexer/engine-cli.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] }
 }

@@ -25,6 +25,8 @@ for (let i = 0; i < args.length; i++) {
 }
 const names = asked.length ? asked : Object.keys(MODULES)
 for (const n of names) if (!MODULES[n]) throw new Error(`unknown module ${n}; one of: ${Object.keys(MODULES).join(', ')}`)
+// A module whose suites need a service: without it they skip, and every mutant would survive.
+for (const n of names) for (const v of MODULES[n].requires ?? []) if (!process.env[v]) throw new Error(`module ${n} needs ${v} (see test/mutation/modules.mjs)`)
 
 // Sandboxes live in .stryker-tmp/<sandbox>/: tests reach the corpus as ../shared from the project root.
 const tmp = join(root, '.stryker-tmp')
