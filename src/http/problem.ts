@@ -16,7 +16,7 @@ export const DEFAULT_PUBLIC_URL = 'http://localhost'
  * client header (a `Host` copied into every error would let anyone point our links elsewhere).
  */
 export function publicBase(configured?: string): string {
-  return (configured ?? DEFAULT_PUBLIC_URL).replace(/\/$/, '')
+  return (configured ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '')
 }
 
 export function problemBody(code: ErrorCode, detail: string, param: string | null, req: { id: string; url?: string }, base: string) {

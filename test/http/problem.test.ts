@@ -201,6 +201,8 @@ describe('a thrown error leaves as the Problem of its code', () => {
   it('docUrl and type point into the configured public URL, without a doubled slash', async () => {
     expect(publicBase()).toBe('http://localhost')
     expect(publicBase('https://hw.example/')).toBe('https://hw.example')
+    expect(publicBase('https://hw.example//')).toBe('https://hw.example')
+    expect(publicBase('https://hw.example/api/')).toBe('https://hw.example/api')
     const b = await minimalApp('https://hw.example/')
     try {
       const res = await b.app.inject({ method: 'GET', url: '/nope' })

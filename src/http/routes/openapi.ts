@@ -10,6 +10,7 @@ import { DISCREPANCIES_ROOTS } from '../../schemas/discrepancies.js'
 import { OpenApiDocument, RESPONSE_ROOTS } from '../../schemas/responses.js'
 import { ERROR_CODES, ServiceError } from '../../service/errors.js'
 import { GET_ERRORS, JSON_TYPE, SERVICE_VERSION_HEADER, errorResponses } from '../fact-route.js'
+import { publicBase } from '../problem.js'
 
 import type { Contract } from '../contract.js'
 
@@ -35,7 +36,7 @@ export async function registerContract(app: FastifyInstance, opts: { publicUrl?:
         license: { name: 'MIT', identifier: 'MIT' }
       },
       // The configured public URL; else the server the document is read from (a relative URL).
-      servers: [opts.publicUrl ? { url: opts.publicUrl.replace(/\/+$/, ''), description: 'This deployment' } : { url: '/', description: 'The server this document is served from' }],
+      servers: [opts.publicUrl ? { url: publicBase(opts.publicUrl), description: 'This deployment' } : { url: '/', description: 'The server this document is served from' }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API credential issued by the operator.' } } }
     },
     // An operation a later version adds (route `config.since`) is marked for src/http/contract.ts.
