@@ -79,5 +79,12 @@ export const MODULES = {
   // do): every JsonRpcError, the SSE and JSON answers, the headers a hijacked reply keeps (test/mcp/route-units.test.ts).
   'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
   // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
-  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
+  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] },
+  // The model's rules outside the tokenizer (which `context` mutates) and the text key (`resolve`): the pre-tokenizer's
+  // scanner against gpt-tokenizer's own pattern, fact terms, signal peripherals, contract versions and topics, the
+  // package version (catalog.ts and source.ts declare types only: no mutants). Milliseconds a mutant.
+  model: {
+    mutate: ['src/model/catalog.ts', 'src/model/fact-terms.ts', 'src/model/fact.ts', 'src/model/pre-tokenizer.ts', 'src/model/signals.ts', 'src/model/source.ts', 'src/model/versions.ts', 'src/version.ts'],
+    tests: ['test/model/model-units.test.ts']
+  }
 }
