@@ -86,5 +86,13 @@ export const MODULES = {
   model: {
     mutate: ['src/model/catalog.ts', 'src/model/fact-terms.ts', 'src/model/fact.ts', 'src/model/pre-tokenizer.ts', 'src/model/signals.ts', 'src/model/source.ts', 'src/model/versions.ts', 'src/version.ts'],
     tests: ['test/model/model-units.test.ts']
+  },
+  // The TypeBox schemas: parameters and bodies against the spec's tables and the schema files' own rules, and the helpers
+  // that make components, inlined schemas, outlines and each version's form (no release, no app). Every mutant of a
+  // declaration is static (it runs every listed test); description texts are documentation, ignored (DescriptionText).
+  schemas: {
+    mutate: ['src/schemas/*.ts'],
+    tests: ['test/schemas/schema-units.test.ts', 'test/schemas/components-units.test.ts', 'test/schemas/versions.test.ts'],
+    ignorers: ['DescriptionText']
   }
 }
