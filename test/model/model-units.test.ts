@@ -13,7 +13,6 @@ import { ALL_TOPICS, DEPTH_TOPICS, TOPICS } from '../../src/model/fact.js'
 import { asciiChunkEnd, CLASS, DIGIT, LETTER, SPACE } from '../../src/model/pre-tokenizer.js'
 import { signalPeripheral } from '../../src/model/signals.js'
 import { CONTRACT_VERSIONS, DEPTH_VERSION, isContractVersion, LATEST_VERSION, reaches, SEED_VERSION, VERSION_TOPICS } from '../../src/model/versions.js'
-import { PACKAGE_VERSION } from '../../src/version.js'
 
 /** The scanner's chunks of a text, or null once it declines (a non-ASCII character). */
 function scannerChunks(text: string): string[] | null {
@@ -51,7 +50,7 @@ describe('pre-tokenizer', () => {
   const cases = [
     // (1) contractions, both cases, and near misses
     "'s", "'S", "'d", "'D", "'m", "'M", "'t", "'T", "'ll", "'LL", "'lL", "'ve", "'VE", "'vE", "'re", "'RE", "'Re",
-    "'l", "'v", "'r", "'x", "'", "''", "'l1", "'ve1", "'rex", "it's", "x'll", "a'b", "'e", "'le", "'vl",
+    "'l", "'v", "'r", "'x", "'", "''", "'l1", "'ve1", "'rex", "'vex", "'VEx", "'llx", "'sx", "it's", "x'll", "a'b", "'e", "'le", "'vl",
     // (2) letters with one leading non-letter, non-digit, non-newline character
     'abc', ' abc', '.abc', '\tabc', '\nabc', '\rabc', '1abc', '!a', ' a b', 'a.b', '"a"',
     // (3) digits in runs of at most three
@@ -139,6 +138,10 @@ describe('signal peripherals', () => {
     expect(signalPeripheral('USART1_TX', instances)).toBe('USART1')
     expect(signalPeripheral('A_B_C_D', instances)).toBe('A_B')
     expect(signalPeripheral('A_X_Y', instances)).toBe('A')
+    // Only whole '_'-delimited prefixes: not the signal itself, not a prefix that ends inside a word.
+    expect(signalPeripheral('USART1_TX', new Set(['USART1_TX', 'USART1']))).toBe('USART1')
+    expect(signalPeripheral('USART1_TX', new Set(['USART']))).toBe('USART1')
+    expect(signalPeripheral('SPI1_NSS_X', new Set(['SPI1_N', 'SPI']))).toBe('SPI1')
   })
 
   it("else the text before the first '_', else the whole signal", () => {
@@ -186,8 +189,10 @@ describe('contract versions and topics', () => {
     expect(reaches('2026-08-26', '2026-12-01')).toBe(false)
   })
 
-  it("the package version is package.json's", () => {
+  it("the package version is package.json's", async () => {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+    // Imported here, not at the top: a module that throws while loading must fail this test, not the file's collection.
+    const { PACKAGE_VERSION } = await import('../../src/version.js')
     expect(PACKAGE_VERSION).toBe(pkg.version)
   })
 })

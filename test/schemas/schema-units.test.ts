@@ -25,9 +25,13 @@ const LATER = '2026-12-01' as const
 const MODULES = { catalog, check, compare, discrepancies, facts, params, responses }
 const SPEC = readFileSync(join(process.cwd(), '..', 'shared', 'spec', 'service-spec.md'), 'utf8')
 
-/** Every exported schema of the schema files, by export name. */
+let exported: Array<[string, Node]> | undefined
+let nodes: Map<string, Node> | undefined
+
+/** Every exported schema of the schema files, by export name (worked out once, by the first test that asks). */
 function exportedSchemas(): Array<[string, Node]> {
-  const out: Array<[string, Node]> = []
+  if (exported) return exported
+  const out: Array<[string, Node]> = (exported = [])
   for (const mod of Object.values(MODULES))
     for (const [name, v] of Object.entries(mod)) if (v !== null && typeof v === 'object' && !Array.isArray(v) && ('type' in v || 'anyOf' in v || 'enum' in v)) out.push([name, v as Node])
   return out
@@ -46,7 +50,8 @@ function visit(n: Node, path: string, f: (node: Node, path: string) => void): vo
 
 /** Each node reached from the exported schemas, once per path. */
 function allNodes(): Map<string, Node> {
-  const out = new Map<string, Node>()
+  if (nodes) return nodes
+  const out = (nodes = new Map<string, Node>())
   for (const [name, s] of exportedSchemas()) visit(components.plain(s) as Node, name, (n, p) => out.set(p, n))
   return out
 }
@@ -123,9 +128,8 @@ describe('named schemas', () => {
 })
 
 describe('values the schemas constrain', () => {
-  const nodes = allNodes()
   const at = (p: string) => {
-    const n = nodes.get(p)
+    const n = allNodes().get(p)
     expect(n, p).toBeDefined()
     return n!
   }
@@ -240,7 +244,7 @@ describe('request parameters as the spec fixes them (part 4 and part 8)', () => 
     expect(row('`cursor`')).toBe('at most 512 characters')
     expect(params.Cursor).toMatchObject({ type: 'string', minLength: 1, maxLength: 512 })
     expect(row('`corpus_release`')).toBe('16 lowercase hexadecimal characters')
-    expect(params.CorpusRelease.pattern).toBe('^[a-f0-9]{16}$')
+    expect((params.CorpusRelease as Node).pattern).toBe('^[a-f0-9]{16}$')
     expect(params.CORPUS_RELEASE_PATTERN).toBe('^[a-f0-9]{16}$')
     const ctx = params.ContextParams.properties as Node
     for (const [limit, names] of [['`peripheral`, `package`', ['peripheral', 'package']], ['`silicon_revision`, `revision`', ['silicon_revision', 'revision']]] as const) {
@@ -293,8 +297,8 @@ describe('request parameters as the spec fixes them (part 4 and part 8)', () => 
     expect(compare.ComparePartsParams.properties.other).toMatchObject({ minLength: 2, maxLength: 128 })
     expect(compare.ComparePartsParams.properties.signal).toMatchObject({ minLength: 1, maxLength: 64 })
     expect(compare.ComparePartsParams.properties.include_same).toMatchObject({ type: 'boolean', default: false })
-    expect(compare.CompareReleasesParams.properties.from_release.pattern).toBe('^[a-f0-9]{16}$')
-    expect(compare.CompareReleasesParams.properties.to_release.pattern).toBe('^[a-f0-9]{16}$')
+    expect((compare.CompareReleasesParams.properties.from_release as Node).pattern).toBe('^[a-f0-9]{16}$')
+    expect((compare.CompareReleasesParams.properties.to_release as Node).pattern).toBe('^[a-f0-9]{16}$')
     expect(compare.CompareReleasesParams.required).toEqual(['part', 'topic', 'from_release'])
     expect(compare.ComparePartsParams.required).toEqual(['part', 'other', 'topic'])
     same(discrepancies.DiscrepanciesParams, ['part', 'limit', 'cursor', 'corpus_release'], 'DiscrepanciesParams')
