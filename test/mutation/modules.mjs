@@ -100,7 +100,7 @@ export const MODULES = {
   },
   'schema-bodies': {
     mutate: ['src/schemas/catalog.ts', 'src/schemas/check.ts', 'src/schemas/compare.ts', 'src/schemas/discrepancies.ts', 'src/schemas/facts.ts', 'src/schemas/responses.ts'],
-    tests: ['test/schemas/schema-units.test.ts'],
+    tests: ['test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
     ignorers: ['DescriptionText']
   }
 }
