@@ -6,6 +6,7 @@
 import { Type } from 'typebox'
 import { describe, expect, it } from 'vitest'
 import { inline, isNode, namedSchemas, outline, plain, ref, shared, StringEnum } from '../../src/schemas/components.js'
+import { CONTRACT_VERSION_KEYWORD, forVersion, REQUIRED_SINCE, SINCE, TOPICS_SINCE, VERSION_KEYWORDS, VERSIONS_SINCE } from '../../src/schemas/versions.js'
 
 type Node = Record<string, any>
 const closed = { additionalProperties: false } as const
@@ -23,6 +24,12 @@ describe('components, references and inlined schemas', () => {
     expect(s.required).toEqual(['a', 'list', 'n'])
     // A schema without any named part is unchanged.
     expect(shared(Type.Object({ s: Type.String() }) as never)).toEqual({ type: 'object', properties: { s: { type: 'string' } }, required: ['s'] })
+  })
+
+  it('shared and inline reach named schemas inside lists too (union alternatives, tuples)', () => {
+    const U = Type.Object({ u: Type.Union([A, Type.Null()]) }, { $id: 'U' })
+    expect((shared(U) as Node).properties.u.anyOf).toEqual([{ $ref: 'A' }, { type: 'null' }])
+    expect((inline(U) as Node).properties.u.anyOf[0]).toEqual({ type: 'object', properties: { x: { type: 'string' } }, required: ['x'] })
   })
 
   it('inline: every named part in place, no $id left', () => {
@@ -126,6 +133,34 @@ describe('outline', () => {
     })
   })
 
+  it('merging objects keeps a member both have alike whole, to the depth asked', () => {
+    const O = Type.Object({ a: Type.String() })
+    const schema = Type.Union([Type.Object({ o: O, k: Type.Literal('x') }), Type.Object({ o: O, k: Type.Literal('y') })])
+    expect(outline(schema, 2)).toEqual({ type: 'object', required: ['o', 'k'], properties: { o: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } }, k: { type: 'string', enum: ['x', 'y'] } } })
+  })
+
+  it('X or null: the richest alternative is the main one, whichever comes first; anything else stays a list of alternatives', () => {
+    const X = Type.Object({ x: Type.String() })
+    const objectOrNull = { type: ['object', 'null'], required: ['x'], properties: { x: { type: 'string' } } }
+    const schema = Type.Object({
+      nullFirst: Type.Union([Type.Null(), X]),
+      three: Type.Union([Type.Null(), X, Type.Integer()]),
+      withEnum: Type.Union([X, StringEnum(['a', 'b'])]),
+      withEnumAndNull: Type.Union([X, Type.Null(), StringEnum(['a', 'b'])]),
+      withConst: Type.Union([X, Type.Unsafe({ const: 'c' })]),
+      emptyOrNull: Type.Union([Type.Object({}), Type.Null()]),
+      oneEnum: Type.Unsafe({ anyOf: [{ type: 'string', enum: ['a'] }] })
+    })
+    const p = (outline(schema) as Node).properties
+    expect(p.nullFirst).toEqual(objectOrNull)
+    expect(p.three).toEqual({ ...objectOrNull, type: ['object', 'null', 'integer'] })
+    expect(p.withEnum).toEqual({ anyOf: [{ type: 'object', required: ['x'], properties: { x: { type: 'string' } } }, { type: 'string', enum: ['a', 'b'] }] })
+    expect(p.withEnumAndNull.anyOf).toHaveLength(3)
+    expect(p.withConst).toEqual({ anyOf: [{ type: 'object', required: ['x'], properties: { x: { type: 'string' } } }, { const: 'c' }] })
+    expect(p.emptyOrNull).toEqual({ type: ['object', 'null'] })
+    expect(p.oneEnum).toEqual({ type: 'string', enum: ['a'] })
+  })
+
   it('below the top, a closed object of alike required members (one per topic) says their shape once', () => {
     const T = Type.Object({ s: Type.String() })
     const schema = Type.Object({
@@ -133,7 +168,8 @@ describe('outline', () => {
       open: Type.Object({ x: T, y: T }),
       differ: Type.Object({ x: T, y: Type.Integer() }, closed),
       single: Type.Object({ x: T }, closed),
-      optional: Type.Object({ x: T, y: Type.Optional(T) }, closed)
+      optional: Type.Object({ x: T, y: Type.Optional(T) }, closed),
+      twoAndOptional: Type.Object({ x: T, y: T, z: Type.Optional(T) }, closed)
     })
     const out = outline(schema) as Node
     expect(out.properties.per).toEqual({ type: 'object', required: ['x', 'y'], additionalProperties: { type: 'object' } })
@@ -141,6 +177,8 @@ describe('outline', () => {
     expect(out.properties.differ).toEqual({ type: 'object', required: ['x', 'y'], properties: { x: { type: 'object' }, y: { type: 'integer' } } })
     expect(out.properties.single).toEqual({ type: 'object', required: ['x'], properties: { x: { type: 'object' } } })
     expect(out.properties.optional).toEqual({ type: 'object', required: ['x'], properties: { x: { type: 'object' } } })
+    // An optional member is not listed below the top, but the object is not all alike members: it keeps its names.
+    expect(out.properties.twoAndOptional).toEqual({ type: 'object', required: ['x', 'y'], properties: { x: { type: 'object' }, y: { type: 'object' } } })
     // The top level always names its members, alike or not.
     expect(outline(Type.Object({ x: T, y: T }, closed))).toEqual({ type: 'object', required: ['x', 'y'], properties: { x: { type: 'object', required: ['s'], properties: { s: { type: 'string' } } }, y: { type: 'object', required: ['s'], properties: { s: { type: 'string' } } } } })
   })
@@ -151,11 +189,12 @@ describe('outline', () => {
         c: Type.Literal(3),
         u: Type.Union([Type.String(), Type.Array(Type.String())]),
         t: Type.Unsafe({ type: ['string', 'null'] }),
+        k: Type.Unsafe({ const: 'x' }),
         any: Type.Unsafe({}),
         n: Type.Union([Type.Object({ a: Type.Integer() }), Type.Null()])
       })
     })
-    expect((outline(schema) as Node).properties.o.properties).toEqual({ c: { type: 'number' }, u: { type: ['string', 'array'] }, t: { type: ['string', 'null'] }, any: {}, n: { type: ['object', 'null'] } })
+    expect((outline(schema) as Node).properties.o.properties).toEqual({ c: { type: 'number' }, u: { type: ['string', 'array'] }, t: { type: ['string', 'null'] }, k: { type: 'string' }, any: {}, n: { type: ['object', 'null'] } })
     // One level deeper when asked.
     expect((outline(schema, 2) as Node).properties.o.properties.n).toEqual({ type: ['object', 'null'], required: ['a'], properties: { a: { type: 'integer' } } })
   })
@@ -165,3 +204,27 @@ describe('outline', () => {
     expect(outline(Type.Object({ n: N, e: Type.Object({}) }))).toEqual({ type: 'object', required: ['n', 'e'], properties: { n: { type: 'object', required: ['v'], properties: { v: { type: 'integer' } } }, e: { type: 'object' } } })
   })
 })
+
+describe('version markers', () => {
+  it('are OpenAPI extensions (x-…), as versions.ts names them, and annotation keywords for a strict validator', () => {
+    expect([SINCE, REQUIRED_SINCE, CONTRACT_VERSION_KEYWORD]).toEqual(['x-since', 'x-required-since', 'x-contract-version'])
+    expect(VERSION_KEYWORDS).toEqual(['x-since', 'x-required-since', 'x-contract-version'])
+  })
+
+  it('name the version that first has each later topic and version (docs/depth.md: 2026-12-01 adds four topics)', () => {
+    expect(TOPICS_SINCE).toStrictEqual({ memory: '2026-12-01', interrupts: '2026-12-01', dma: '2026-12-01', clocks: '2026-12-01' })
+    expect(VERSIONS_SINCE).toStrictEqual({ '2026-12-01': '2026-12-01' })
+  })
+
+  it('a member optional at first and required from a later version; an object with no required member gets no empty list', () => {
+    const schema = Type.Object(
+      { old: Type.Optional(Type.Integer()), added: Type.Optional(Type.Integer()) },
+      { additionalProperties: false, [SINCE]: { added: '2026-12-01' }, [REQUIRED_SINCE]: { old: '2026-12-01' } }
+    )
+    const seed = forVersion(schema, '2026-08-26') as Node
+    expect(seed.properties).toEqual({ old: { type: 'integer' } })
+    expect('required' in seed).toBe(false)
+    expect((forVersion(schema, '2026-12-01') as Node).required).toEqual(['old'])
+  })
+})
+
