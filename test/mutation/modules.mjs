@@ -96,17 +96,17 @@ export const MODULES = {
   // documentation, ignored (DescriptionText, test/mutation/description-ignorer.mjs).
   schemas: {
     mutate: ['src/schemas/components.ts', 'src/schemas/versions.ts', 'src/schemas/params.ts'],
-    tests: ['test/schemas/schema-units.test.ts', 'test/schemas/components-units.test.ts', 'test/schemas/versions.test.ts'],
+    tests: ['test/schemas/load-units.test.ts', 'test/schemas/schema-units.test.ts', 'test/schemas/components-units.test.ts', 'test/schemas/versions.test.ts'],
     ignorers: ['DescriptionText']
   },
   'schema-bodies': {
     mutate: ['src/schemas/facts.ts', 'src/schemas/catalog.ts', 'src/schemas/discrepancies.ts'],
-    tests: ['test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
+    tests: ['test/schemas/load-units.test.ts', 'test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
     ignorers: ['DescriptionText']
   },
   'schema-responses': {
     mutate: ['src/schemas/responses.ts', 'src/schemas/compare.ts', 'src/schemas/check.ts'],
-    tests: ['test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
+    tests: ['test/schemas/load-units.test.ts', 'test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
     ignorers: ['DescriptionText']
   }
 }
