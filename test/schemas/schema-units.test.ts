@@ -84,6 +84,8 @@ describe('named schemas', () => {
     const ids = components.namedSchemas(roots).map((s) => (s as Node).$id as string)
     expect(new Set(ids).size).toBe(ids.length)
     // The bodies of every operation, and the per-topic objects they hold, are components.
+    // Unions are components too: a topic's resolution, coverage and source, the match kind, an erratum's value.
+    for (const [name, s] of exportedSchemas()) if (['TopicResolution', 'TopicCoverage', 'TopicSource', 'MatchKind', 'ErratumValue', 'Fact'].includes(name)) expect(s.$id, name).toBe(name)
     for (const id of ['Ping', 'Health', 'ReleaseResponse', 'OpenApiDocument', 'Problem', 'JsonRpcRequest', 'JsonRpcResponse', 'JsonRpcError', 'ErrorCodeGuidance', 'ResolveResponse', 'CatalogSearchResponse', 'CatalogPartResponse', 'CoverageResponse', 'SourcesResponse', 'ContextResponse', 'CompareReleasesResponse', 'ComparePartsResponse', 'DiscrepanciesResponse', 'CheckResponse', 'TopicResolutions', 'TopicCoverages', 'TopicSources', 'TopicCovered', 'TopicSourceResolved', 'Fact', 'Topic'])
       expect(ids, id).toContain(id)
     expect(responses.RESPONSE_ROOTS.map((s) => (s as Node).$id)).toEqual(['Ping', 'Health', 'ReleaseResponse', 'OpenApiDocument', 'Problem', 'JsonRpcRequest', 'JsonRpcResponse', 'JsonRpcError', 'ErrorCodeGuidance', 'ResolveResponse', 'CatalogSearchResponse', 'CatalogPartResponse', 'CoverageResponse', 'SourcesResponse', 'ContextResponse'])
