@@ -10,12 +10,20 @@ const REASON = 'documentation text of a schema (description), not behaviour'
 const keyName = (prop) => (prop.key?.type === 'Identifier' ? prop.key.name : prop.key?.type === 'StringLiteral' ? prop.key.value : undefined)
 const isDescription = (prop) => prop.type === 'ObjectProperty' && !prop.computed && keyName(prop) === 'description'
 
+/** The original expression under the switches Stryker has already placed there (`stryMutAct(id) ? mutant : original`). */
+function unplaced(n) {
+  while (n?.type === 'ConditionalExpression' || n?.type === 'ParenthesizedExpression' || n?.type === 'SequenceExpression')
+    n = n.type === 'ConditionalExpression' ? n.alternate : n.type === 'SequenceExpression' ? n.expressions.at(-1) : n.expression
+  return n
+}
+
 /** The name of the parameter of the called function that argument `node` of call `call` binds to, when the callee is a local function. */
 function parameterName(path, call, node) {
   if (call.callee.type !== 'Identifier') return undefined
   const binding = path.scope.getBinding(call.callee.name)
   const decl = binding?.path.node
-  const fn = decl?.type === 'VariableDeclarator' ? decl.init : decl
+  // The declaration is above the call: its mutants are placed by now, around the function.
+  const fn = unplaced(decl?.type === 'VariableDeclarator' ? decl.init : decl)
   if (!fn || !['ArrowFunctionExpression', 'FunctionExpression', 'FunctionDeclaration'].includes(fn.type)) return undefined
   const p = fn.params[call.arguments.indexOf(node)]
   const id = p?.type === 'AssignmentPattern' ? p.left : p
