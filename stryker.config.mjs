@@ -10,6 +10,9 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.stryker.config.ts', related: false },
   mutate: mod.mutate,
+  // A module may ignore mutants that are not behaviour (test/mutation/description-ignorer.mjs: schema descriptions).
+  plugins: ['@stryker-mutator/*', './test/mutation/description-ignorer.mjs'],
+  ignorers: mod.ignorers ?? [],
   coverageAnalysis: 'perTest',
   // The box is shared: one or two sandboxes at a time.
   concurrency: Number(process.env.HWFACTS_MUTATE_CONCURRENCY ?? 1),

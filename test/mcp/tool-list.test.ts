@@ -1,6 +1,4 @@
-import { Type } from 'typebox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { outline } from '../../src/schemas/components.js'
 import { ContextResponse } from '../../src/schemas/responses.js'
 import { startMcpServer, type McpTestServer } from '../helpers/mcp-server.js'
 import { TOOLS } from '../../src/mcp/tools.js'
@@ -44,41 +42,5 @@ describe('tools/list', () => {
     expect(out.properties.facts.items).toMatchObject({ type: 'object', required: ['id', 'topic', 'name', 'value', 'scope', 'evidence'], properties: { evidence: { type: 'array' }, value: { type: 'object' } } })
     expect(out.properties.page.properties).toMatchObject({ nextCursor: { type: ['string', 'null'] }, budgetTooSmall: { type: 'boolean' }, neededMaxTokens: { type: ['integer', 'null'] } })
     expect(out.properties.status.enum).toEqual(['ok', 'ambiguous', 'not_covered', 'source_failed', 'not_found'])
-  })
-})
-
-describe('outline', () => {
-  it('keeps types, required members and enums to one level below the top (an optional member of the top: its type), merges object unions, drops the rest', () => {
-    const schema = Type.Object(
-      {
-        a: Type.String({ minLength: 1, description: 'dropped' }),
-        b: Type.Union([
-          Type.Object({ k: Type.Literal('x'), n: Type.Integer(), deep: Type.Object({ z: Type.Object({ q: Type.String() }) }) }),
-          Type.Object({ k: Type.Literal('y'), n: Type.Integer(), only: Type.String() }),
-          Type.Null()
-        ]),
-        c: Type.Optional(Type.Array(Type.Object({ p: Type.String({ pattern: '^p' }), o: Type.Optional(Type.String()) }, { additionalProperties: false }))),
-        d: Type.Array(Type.Object({ p: Type.String({ pattern: '^p' }), o: Type.Optional(Type.String()) }, { additionalProperties: false }))
-      },
-      { additionalProperties: true, description: 'dropped' }
-    )
-    // Worked out by hand: b's two objects share k and n (both required; k's constants are beyond the
-    // first level, so only its type is left), `deep` and `only` are not in both; c is optional: its
-    // JSON type alone; d's items keep p, the member every item has.
-    expect(outline(schema)).toEqual({
-      type: 'object',
-      required: ['a', 'b', 'd'],
-      properties: {
-        a: { type: 'string' },
-        b: { type: ['object', 'null'], required: ['k', 'n'], properties: { k: { type: 'string' }, n: { type: 'integer' } } },
-        c: { type: 'array' },
-        d: { type: 'array', items: { type: 'object', required: ['p'], properties: { p: { type: 'string' } } } }
-      }
-    })
-  })
-
-  it('merges the constants of a union at the top into an enum', () => {
-    const schema = Type.Union([Type.Object({ kind: Type.Literal('a'), x: Type.Integer() }), Type.Object({ kind: Type.Literal('b') })])
-    expect(outline(schema)).toEqual({ type: 'object', required: ['kind'], properties: { kind: { type: 'string', enum: ['a', 'b'] } } })
   })
 })

@@ -124,5 +124,34 @@ export const MODULES = {
   // second or two each on the shared box, so a mutant that survives pays about a minute: `engine-cli`, the command's
   // options and output over the same suite, is a module of its own (only the command's two tests cover it).
   'engine-loader': { mutate: ['indexer/engine.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] },
-  'engine-cli': { mutate: ['indexer/engine-cli.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] }
+  'engine-cli': { mutate: ['indexer/engine-cli.ts'], tests: ['test/store/engine-edges.test.ts'], requires: ['OPENSEARCH_URL'] },
+  // The model's rules outside the tokenizer (which `context` mutates) and the text key (`resolve`): the pre-tokenizer's
+  // scanner against gpt-tokenizer's own pattern, fact terms, signal peripherals, contract versions and topics, the
+  // package version (catalog.ts and source.ts declare types only: no mutants). Milliseconds a mutant.
+  model: {
+    mutate: ['src/model/catalog.ts', 'src/model/fact-terms.ts', 'src/model/fact.ts', 'src/model/pre-tokenizer.ts', 'src/model/signals.ts', 'src/model/source.ts', 'src/model/versions.ts', 'src/version.ts'],
+    tests: ['test/model/model-units.test.ts']
+  },
+  // The TypeBox schemas in three runs (1,060 mutants after the descriptions; at 3 to 6 s a static mutant on the shared box,
+  // one run would take one or two hours): `schemas`, the helpers that make components, inlined schemas, outlines and each
+  // version's form, and the request parameters against the spec's tables; `schema-bodies` (facts, the catalog's parts,
+  // discrepancies) and `schema-responses` (the operations' bodies, compare, check): the bodies against the spec and the
+  // schema files' own rules (which objects stay open, ids, patterns, enums, bounds) and hand-made right and wrong bodies.
+  // No release, no app. Every mutant of a declaration is static (it runs every listed test); description texts are
+  // documentation, ignored (DescriptionText, test/mutation/description-ignorer.mjs).
+  schemas: {
+    mutate: ['src/schemas/components.ts', 'src/schemas/versions.ts', 'src/schemas/params.ts'],
+    tests: ['test/schemas/load-units.test.ts', 'test/schemas/schema-units.test.ts', 'test/schemas/components-units.test.ts', 'test/schemas/versions.test.ts'],
+    ignorers: ['DescriptionText']
+  },
+  'schema-bodies': {
+    mutate: ['src/schemas/facts.ts', 'src/schemas/catalog.ts', 'src/schemas/discrepancies.ts'],
+    tests: ['test/schemas/load-units.test.ts', 'test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
+    ignorers: ['DescriptionText']
+  },
+  'schema-responses': {
+    mutate: ['src/schemas/responses.ts', 'src/schemas/compare.ts', 'src/schemas/check.ts'],
+    tests: ['test/schemas/load-units.test.ts', 'test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
+    ignorers: ['DescriptionText']
+  }
 }
