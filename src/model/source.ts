@@ -9,5 +9,6 @@ export interface SourceMeta {
   distributor?: string
   license: string
   mediaType: string
-  upstream?: { repository?: string; commit?: string; path?: string; url?: string; rawUrl?: string }
+  /** `derivedFrom`: the upstream file a trimmed copy (a test fixture) was cut from. */
+  upstream?: { repository?: string; commit?: string; path?: string; url?: string; rawUrl?: string; derivedFrom?: string }
 }

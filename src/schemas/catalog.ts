@@ -149,7 +149,14 @@ export const Source = Type.Object(
     mediaType: Type.String(),
     upstream: Type.Optional(
       Type.Object(
-        { repository: Type.Optional(Type.String()), commit: Type.Optional(Type.String()), path: Type.Optional(Type.String()), url: Type.Optional(Type.String()), rawUrl: Type.Optional(Type.String()) },
+        {
+          repository: Type.Optional(Type.String()),
+          commit: Type.Optional(Type.String()),
+          path: Type.Optional(Type.String()),
+          url: Type.Optional(Type.String()),
+          rawUrl: Type.Optional(Type.String()),
+          derivedFrom: Type.Optional(Type.String({ description: 'The upstream file this trimmed copy was cut from.' }))
+        },
         closed
       )
     ),

@@ -389,7 +389,7 @@ describe('the /v1 routes: each answers its service call, in the request version'
     const search = await json('/v1/catalog/search?q=STM32F407', DEPTH)
     expect(search.total).toBeGreaterThan(0)
     expect(JSON.stringify(search)).not.toBe(JSON.stringify(await json('/v1/catalog/search?q=STM32F407', SEED)))
-    // The service's answer (its sources' upstream.derivedFrom is not a member of the response schema: left out by the serializer).
+    // The service's answer, whole: every member the service gives is one the response schema declares.
     const part = await json('/v1/catalog/part?part=STM32F407VG', DEPTH)
     const direct = (await t.facts.catalogPart({ part: 'STM32F407VG' }, DEPTH)) as Obj
     expect(Object.keys(part).sort()).toEqual(Object.keys(direct).sort())
@@ -400,6 +400,10 @@ describe('the /v1 routes: each answers its service call, in the request version'
     const sources = await json('/v1/sources?part=STM32F407VG', DEPTH)
     const viaService = (await t.facts.sources({ part: 'STM32F407VG' }, null, DEPTH)) as Obj
     expect(sources.sources.map((x: Obj) => x.sha256)).toEqual(viaService.sources.map((x: Obj) => x.sha256))
+    // The provenance as the inventory gives it, nothing dropped (the sample's sources name the upstream file each was cut from).
+    const inventory = JSON.parse(readFileSync(`${SAMPLE_CORPUS}/sources.json`, 'utf8')) as { sources: Obj[] }
+    for (const s of sources.sources as Obj[]) expect(s.upstream, s.path).toEqual(inventory.sources.find((r) => r.path === s.path)!.upstream)
+    expect(JSON.parse(JSON.stringify(part))).toEqual(JSON.parse(JSON.stringify(direct)))
     // Each needs a credential with facts:read.
     for (const p of ['/v1/parts/resolve?q=STM32F407VG', '/v1/catalog/search?q=STM32', '/v1/catalog/part?part=STM32F407VG', '/v1/coverage?part=STM32F407VG', '/v1/sources?part=STM32F407VG', '/v1/release'])
       expectProblem(await get(p), 401, 'UNAUTHENTICATED')
