@@ -79,5 +79,19 @@ export const MODULES = {
   // do): every JsonRpcError, the SSE and JSON answers, the headers a hijacked reply keeps (test/mcp/route-units.test.ts).
   'mcp-route': { mutate: ['src/mcp/route.ts'], tests: ['test/mcp/route-units.test.ts'] },
   // The text renderings of the tool results on hand-made bodies of each schema (no release, milliseconds a mutant).
-  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] }
+  'mcp-text': { mutate: ['src/mcp/text.ts'], tests: ['test/mcp/text-units.test.ts'] },
+  // The indexer's shared pieces outside the adapters: the XML tree, source lines and excerpts, memory values, results and
+  // their merge across sources, on hand-made inputs (test/indexer/support-edges.test.ts imports no adapter).
+  'indexer-support': {
+    mutate: ['indexer/xml.ts', 'indexer/sources/evidence.ts', 'indexer/sources/memory.ts', 'indexer/sources/merge.ts', 'indexer/sources/types.ts'],
+    tests: ['test/indexer/support-edges.test.ts']
+  },
+  // The curation file, the catalog's targets and the reachability check, on hand-made files, targets and catalogs.
+  'indexer-curation': { mutate: ['indexer/curation/curation.ts', 'indexer/curation/reach.ts'], tests: ['test/indexer/curation-edges.test.ts'] },
+  // The parse step: units, a unit's own facts, parseUnit into the parse cache, parseAll on this thread, in worker threads
+  // (startWorker), from the cache and failing; the adapter list and the stopwatch. Scratch archives, tiny SVDs.
+  parse: {
+    mutate: ['indexer/parse-units.ts', 'indexer/parse-worker.ts', 'indexer/workers.ts', 'indexer/sources/index.ts', 'indexer/stopwatch.ts'],
+    tests: ['test/indexer/parse-edges.test.ts']
+  }
 }
