@@ -95,6 +95,8 @@ describe('SourceLines', () => {
     expect(s.line(5)).toBe('')
     expect(new SourceLines('one\n').line(1)).toBe('one')
     expect(new SourceLines('one\n').line(2)).toBe('')
+    // Only a carriage return ending the line is dropped.
+    expect(new SourceLines('a\rb\r\nc').line(1)).toBe('a\rb')
   })
 
   it('excerpt: whitespace collapsed, from the line on, four lines by default, or as many as asked', () => {
@@ -127,6 +129,22 @@ describe('SourceLines', () => {
     // 120 + 1 + 117 + 1 = 239: the third is read, and the whole cut at 239 characters and an ellipsis.
     const t = new SourceLines(['x'.repeat(120), 'y'.repeat(117), 'zz'].join('\n'))
     expect(t.excerpt(1)).toBe(`${'x'.repeat(120)} ${'y'.repeat(117)} …`)
+    // 120 + 1 + 118 + 1 = 240 after two lines: the third is not read.
+    const u = new SourceLines(['x'.repeat(120), 'y'.repeat(118), 'zz'].join('\n'))
+    expect(u.excerpt(1)).toBe(`${'x'.repeat(120)} ${'y'.repeat(118)}`)
+    // Counted without each line's leading and trailing blanks (spaces too), and blank lines count nothing:
+    // 100 + 1 + 130 + 1 = 232, so the third line is read.
+    const v = new SourceLines([' '.repeat(50) + 'x'.repeat(100) + ' '.repeat(20), '', '   ', 'y'.repeat(130), 'zz'].join('\n'))
+    expect(v.excerpt(1, 5)).toBe(`${'x'.repeat(100)} ${'y'.repeat(130)} zz`)
+    // A blank line adds nothing: 120 + 1 + 117 + 1 = 239, the third non-blank line is read and the whole cut.
+    const b = new SourceLines(['x'.repeat(120), '', 'y'.repeat(117), 'zz'].join('\n'))
+    expect(b.excerpt(1)).toBe(`${'x'.repeat(120)} ${'y'.repeat(117)} …`)
+    const w = new SourceLines(['x'.repeat(100), ' '.repeat(60) + 'y'.repeat(130) + ' '.repeat(30), 'zz'].join('\n'))
+    expect(w.excerpt(1)).toBe(`${'x'.repeat(100)} ${'y'.repeat(130)} zz`)
+    // A line that is not the first: its leading blanks are not the previous line's.
+    const x = new SourceLines(['x'.repeat(100), '\t'.repeat(2) + 'y'.repeat(130), 'zz'].join('\n'))
+    expect(x.excerpt(2)).toBe(`${'y'.repeat(130)} zz`)
+    expect(x.excerpt(1)).toBe(`${'x'.repeat(100)} ${'y'.repeat(130)} zz`)
     // Exactly 240 characters: no ellipsis.
     expect(new SourceLines('C'.repeat(240)).excerpt(1)).toBe('C'.repeat(240))
   })

@@ -93,5 +93,9 @@ export const MODULES = {
   parse: {
     mutate: ['indexer/parse-units.ts', 'indexer/parse-worker.ts', 'indexer/workers.ts', 'indexer/sources/index.ts', 'indexer/stopwatch.ts'],
     tests: ['test/indexer/parse-edges.test.ts']
-  }
+  },
+  // The hwfacts commands (main, in-process: exit codes, stdout and stderr) and what they run (releases, fetch against a
+  // local HTTP server) on tiny corpora in scratch directories. Not mutated: the program wrapper (exitWhenFlushed and the
+  // isMain block, 189-214), which only a spawned CLI runs (test/indexer/cli-output.test.ts).
+  'indexer-cli': { mutate: ['indexer/cli.ts:1-188', 'indexer/releases.ts', 'indexer/fetch.ts'], tests: ['test/indexer/cli-edges.test.ts'] }
 }
