@@ -14,6 +14,7 @@ import { scratchDirs } from '../helpers/scratch.js'
  */
 
 const tmp = scratchDirs()
+const TOPICS = 'registers, pins, electrical, errata, memory, interrupts, dma, clocks'
 const sha = (c: string) => c.repeat(64)
 function tgt(key: string, sourcePath: string, topics: Topic[], extra: Partial<DocumentTarget> = {}): DocumentTarget {
   return { key, topics, device: 'D', sourceSha256: sha(sourcePath.length % 2 ? 'a' : 'b'), sourcePath, ...extra }
@@ -89,7 +90,14 @@ describe('curation file', () => {
       'acknowledged[0]: file must be a non-empty string',
       'acknowledged[0]: reason must say why (a non-empty string)'
     ])
-    expect(errorsOf(CUR({ overrides: 'x', crossCheck: [7] }))[0]).toBe('overrides: expected an array')
+    expect(errorsOf(CUR({ overrides: 'x', crossCheck: [7], extra: [] }))).toEqual([
+      'extra: unknown section (expected aliases, overrides, gaps, acknowledged, crossCheck)',
+      'overrides: expected an array',
+      'crossCheck[0]: expected an object',
+      `crossCheck[0]: topic must be one of ${TOPICS}`,
+      'crossCheck[0]: order must list two or more distinct source kinds',
+      'crossCheck[0]: reason must say why (a non-empty string)'
+    ])
     const e = new CurationError('f.json', ['a', 'b'])
     expect(e.message).toBe('f.json: 2 bad curation entries:\n  a\n  b')
   })
@@ -195,6 +203,28 @@ describe('curation file', () => {
         })
       )
     ).toEqual(['crossCheck[1]: topic pins has a rule already', 'crossCheck[2]: subset needs compare (the lists it applies to)', `crossCheck[3]: topic must be one of ${topics}`])
+    // Each list check at its edge: one of several bad, too few, empty; an invalid rule takes no topic.
+    expect(
+      errorsOf(
+        CUR({
+          aliases: [{ name: 'A', device: 'D', topics: ['registers', 'wiring'], reason: 'r' }],
+          acknowledged: [{ file: 'a.h', line: 0, reason: 'r' }, { file: 'b.h', line: -3, reason: 'r' }],
+          crossCheck: [
+            { topic: 'pins', order: ['a'], reason: 'r' },
+            { topic: 'pins', order: ['a', 'b'], compare: [], reason: 'r' },
+            { topic: 'pins', order: ['a', 'b'], compare: ['x', ''], reason: 'r' },
+            { topic: 'pins', order: ['a', 'b'], reason: 'r' }
+          ]
+        })
+      )
+    ).toEqual([
+      `aliases[0]: topics must list topics (${topics})`,
+      'acknowledged[0]: line must be a line number (an integer ≥ 1)',
+      'acknowledged[1]: line must be a line number (an integer ≥ 1)',
+      'crossCheck[0]: order must list two or more distinct source kinds',
+      'crossCheck[1]: compare must list one or more distinct value members',
+      'crossCheck[2]: compare must list one or more distinct value members'
+    ])
   })
 
   it('acknowledge: matching problems become notes (by file, and line when given); unmatched acknowledgements are notes too', () => {
@@ -253,6 +283,7 @@ describe('catalogTargets', () => {
       src('errata/nordic/nrf91_erratas.h', 'nordic-mdk-errata-header'),
       src('pins/stm32/mcu/STM32X.xml', 'stm32-pin-data-mcu'),
       src('errata/nxp/fsl_MK64F.h', 'nxp-mcux-features-header'),
+      src('errata/nordic/nrf_erratas_v2.h', 'nordic-mdk-errata-header'),
       src('pins/stm32/mcu/IP/GPIO-x.xml', 'stm32-pin-data-gpio'),
       src('targets/probe-rs/x.yaml', 'probe-rs-target')
     ]
@@ -263,6 +294,7 @@ describe('catalogTargets', () => {
       'svd:b',
       'svd:m1+m2',
       'failed:errata/nordic/nrf91_erratas.h',
+      'failed:errata/nordic/nrf_erratas_v2.h',
       'failed:errata/nxp/fsl_MK64F.h',
       'failed:pins/stm32/mcu/STM32X.xml',
       'failed:svd/Z/broken.svd',
@@ -280,11 +312,13 @@ describe('catalogTargets', () => {
       factCounts: {},
       failure: { file: 'errata/nordic/nrf91_erratas.h', reason: 'no model' }
     })
-    expect(out[4]).toMatchObject({ topics: ['errata'], device: 'fsl_MK64F', failure: { file: 'errata/nxp/fsl_MK64F.h', reason: 'the source gave no facts' } })
-    expect(out[5]).toMatchObject({ topics: ['pins', 'electrical'], device: 'STM32X' })
-    expect(out[6]).toMatchObject({ topics: ['registers'], device: 'broken', sourceSha256: sha('f'), failure: { file: 'svd/Z/broken.svd', line: 9, reason: 'malformed XML' } })
-    expect(out[6]!.problems).toBeUndefined()
-    expect(out[7]).toMatchObject({ device: 'empty.v2' })
+    // Only a trailing `_erratas` is dropped.
+    expect(out[4]!.device).toBe('nrf_erratas_v2')
+    expect(out[5]).toMatchObject({ topics: ['errata'], device: 'fsl_MK64F', failure: { file: 'errata/nxp/fsl_MK64F.h', reason: 'the source gave no facts' } })
+    expect(out[6]).toMatchObject({ topics: ['pins', 'electrical'], device: 'STM32X' })
+    expect(out[7]).toMatchObject({ topics: ['registers'], device: 'broken', sourceSha256: sha('f'), failure: { file: 'svd/Z/broken.svd', line: 9, reason: 'malformed XML' } })
+    expect(out[7]!.problems).toBeUndefined()
+    expect(out[8]).toMatchObject({ device: 'empty.v2' })
     expect('line' in out[3]!.failure!).toBe(false)
     expect(catalogTargets([], [], [], new Map())).toEqual([])
   })
