@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ENCODER } from '../../indexer/encode.js'
@@ -139,6 +139,21 @@ describe('parseUnit', () => {
     expect(s.problems.map((p) => p.file)).toEqual(['svd/Acme/Bad.svd'])
     expect(readEntry(root, unit.key)).toEqual(JSON.parse(JSON.stringify(s)))
     expect(existsSync(join(root, 'cache', 'shards'))).toBe(false)
+  })
+
+  it('a shard that cannot be put in place fails as a WriteError and leaves no temporary file', () => {
+    const files = [{ path: 'svd/Acme/A1.svd', text: svd('A1', 2) }]
+    const first = archive(files)
+    const { sha256 } = parseUnit(unitOf('cmsis-svd', first.refs), first.root).shard!
+    // The same unit in a new data directory, where a file stands where the shard's directory must go.
+    const { root, refs } = archive(files)
+    const unit = unitOf('cmsis-svd', refs)
+    mkdirSync(join(root, 'cache', 'shards'), { recursive: true })
+    writeFileSync(join(root, 'cache', 'shards', sha256.slice(0, 2)), 'in the way')
+    expect(() => parseUnit(unit, root)).toThrow(WriteError)
+    expect(() => parseUnit(unit, root)).toThrow(`cannot write ${cachedShard(root, sha256)}: `)
+    expect(existsSync(shardTmpPath(root, unit.key))).toBe(false)
+    expect(readEntry(root, unit.key)).toBeUndefined()
   })
 
   it('an adapter no one has is refused', () => {
