@@ -212,6 +212,8 @@ describe('index, releases, promote, verify', () => {
     expect(() => promote(data, partial)).toThrow(PromotionError)
     expect(promote(data, partial, true).problems.length).toBe(1)
     expect(readManifest(data, 'zz')).toBeUndefined()
+    // Only a release id names a manifest, not a path that reaches one.
+    expect(readManifest(data, `../releases/${good}`)).toBeUndefined()
   })
 
   it('verify: every archived artifact and the release files re-hashed; damage named, exit 1', async () => {
@@ -255,6 +257,21 @@ describe('index, releases, promote, verify', () => {
     const u = await fails('verify', '0123456789abcdef', '--data-dir', d)
     expect(u.message).toBe(`no kept release 0123456789abcdef in ${d}`)
     await expect(verifyFiles(dd, '0123456789abcdef')).rejects.toThrow(`no kept release 0123456789abcdef in ${d}`)
+  })
+})
+
+describe('verify of release files alone', () => {
+  it('intact archives but a damaged release file: exit 1', async () => {
+    const d = tmp('hwfacts-cli-ver-')
+    const dd = new DataDir(d)
+    const id = (await run('index', corpus([{ path: 'svd/Acme/A1.svd', text: svd('A1', 1) }]).dir, '--data-dir', d)).out.trim()
+    const top = dd.releaseDb(id)
+    chmodSync(top, 0o644)
+    writeFileSync(top, Buffer.concat([readFileSync(top), Buffer.from('x')]))
+    const r = await run('verify', id, '--data-dir', d)
+    expect(r.code).toBe(1)
+    expect(r.out).toBe('1/1 archived artifacts verified\n')
+    expect(r.err).toMatch(new RegExp(`^hwfacts: ${dd.releaseDir(id)}/`))
   })
 })
 
@@ -351,6 +368,7 @@ describe('fetch', () => {
     expect(rawUrl(rec('p', A, { url: 'https://github.com/o/r/tree/main/x' }))).toBe('https://github.com/o/r/tree/main/x')
     expect(rawUrl(rec('p', A, { repository: 'o/r' }))).toBeUndefined()
     expect(rawUrl(rec('p', A))).toBeUndefined()
+    expect(rawUrl(rec('p', A, { url: 'https://github.com/owner/repo/blob/main/a/b.svd' }))).toBe('https://raw.githubusercontent.com/owner/repo/main/a/b.svd')
   })
 
   it('downloads from a mirror, checks each digest, archives by content and lays the files out with the inventory', async () => {
@@ -388,6 +406,8 @@ describe('fetch', () => {
       ]
     })
     expect(each).toEqual(['B2.svd', 'svd/A1.svd'])
+    // Without a callback.
+    expect((await fetchSources(inv, new DataDir(tmp('hwfacts-cli-fetch-data-')))).fetched).toBe(2)
     expect(readdirSync(dirname(inv))).toEqual(['sources.json'])
     const cli = await run('fetch', inv, '--data-dir', d)
     expect(cli.code).toBe(1)
