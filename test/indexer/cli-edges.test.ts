@@ -407,7 +407,7 @@ describe('fetch', () => {
     })
     expect(each).toEqual(['B2.svd', 'svd/A1.svd'])
     // Without a callback.
-    expect((await fetchSources(inv, new DataDir(tmp('hwfacts-cli-fetch-data-')))).fetched).toBe(2)
+    expect(await fetchSources(inv, new DataDir(tmp('hwfacts-cli-fetch-data-')))).toEqual(r)
     expect(readdirSync(dirname(inv))).toEqual(['sources.json'])
     const cli = await run('fetch', inv, '--data-dir', d)
     expect(cli.code).toBe(1)
