@@ -30,7 +30,9 @@ export function parseXml(source: string): XmlElement {
   let root: XmlElement | undefined
   let tagLine = 1
   parser.on('opentagstart', () => {
-    tagLine = parser.line
+    // Fired once the character after the name is read: when that is a line break, the tag began
+    // on the line before (`<` and the name leave the column above 0 on the tag's own line).
+    tagLine = parser.column === 0 ? parser.line - 1 : parser.line
   })
   parser.on('opentag', (tag) => {
     const el: XmlElement = { name: tag.name, attrs: tag.attributes as Record<string, string>, children: [], text: '', line: tagLine }

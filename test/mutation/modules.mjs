@@ -153,5 +153,23 @@ export const MODULES = {
     mutate: ['src/schemas/responses.ts', 'src/schemas/compare.ts', 'src/schemas/check.ts'],
     tests: ['test/schemas/load-units.test.ts', 'test/schemas/bodies-units.test.ts', 'test/schemas/schema-units.test.ts'],
     ignorers: ['DescriptionText']
-  }
+  },
+  // The indexer's shared pieces outside the adapters: the XML tree, source lines and excerpts, memory values, results and
+  // their merge across sources, on hand-made inputs (test/indexer/support-edges.test.ts imports no adapter).
+  'indexer-support': {
+    mutate: ['indexer/xml.ts', 'indexer/sources/evidence.ts', 'indexer/sources/memory.ts', 'indexer/sources/merge.ts', 'indexer/sources/types.ts'],
+    tests: ['test/indexer/support-edges.test.ts']
+  },
+  // The curation file, the catalog's targets and the reachability check, on hand-made files, targets and catalogs.
+  'indexer-curation': { mutate: ['indexer/curation/curation.ts', 'indexer/curation/reach.ts'], tests: ['test/indexer/curation-edges.test.ts'] },
+  // The parse step: units, a unit's own facts, parseUnit into the parse cache, parseAll on this thread, in worker threads
+  // (startWorker), from the cache and failing; the adapter list and the stopwatch. Scratch archives, tiny SVDs.
+  parse: {
+    mutate: ['indexer/parse-units.ts', 'indexer/parse-worker.ts', 'indexer/workers.ts', 'indexer/sources/index.ts', 'indexer/stopwatch.ts'],
+    tests: ['test/indexer/parse-edges.test.ts']
+  },
+  // The hwfacts commands (main, in-process: exit codes, stdout and stderr) and what they run (releases, fetch against a
+  // local HTTP server) on tiny corpora in scratch directories. Not mutated: the program wrapper (exitWhenFlushed and the
+  // isMain block, 189-214), which only a spawned CLI runs (test/indexer/cli-output.test.ts).
+  'indexer-cli': { mutate: ['indexer/cli.ts:1-188', 'indexer/releases.ts', 'indexer/fetch.ts'], tests: ['test/indexer/cli-edges.test.ts'] }
 }
