@@ -64,6 +64,9 @@ export interface Timeouts {
   idleMs: number
 }
 
+/** How requests are validated: as the schemas say, numbers from query strings coerced, defaults filled, the first error reported. */
+export const AJV_OPTIONS = { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false, keywords: VERSION_KEYWORDS } }
+
 export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 10_000, headersMs: 5_000, keepAliveMs: 10_000, idleMs: 30_000 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -92,7 +95,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return logger.child(client !== undefined && client.toLowerCase() !== bindings.reqId ? { ...bindings, clientRequestId: client.slice(0, MAX_CLIENT_ID_LOGGED) } : bindings, opts)
     },
     requestIdHeader: false,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false, keywords: VERSION_KEYWORDS } },
+    ajv: AJV_OPTIONS,
     routerOptions: { ignoreTrailingSlash: false, querystringParser: parseQuery },
     bodyLimit: 1024 * 1024
   })

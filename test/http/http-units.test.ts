@@ -15,7 +15,7 @@ import { registerContract } from '../../src/http/routes/openapi.js'
 import type { HardwareFacts } from '../../src/service/facts.js'
 import { FactTopic, NoParams } from '../../src/schemas/params.js'
 import { Ping } from '../../src/schemas/responses.js'
-import { VERSION_KEYWORDS } from '../../src/schemas/versions.js'
+import { AJV_OPTIONS } from '../../src/http/app.js'
 import { expectProblem } from '../helpers/problem.js'
 import { parseRaw, raw } from '../helpers/raw-http.js'
 
@@ -80,7 +80,7 @@ async function bare(opts: { contract?: boolean; routes?: (a: FastifyInstance) =>
   const a = Fastify({
     http: { requireHostHeader: false },
     routerOptions: { querystringParser: parseQuery },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false, keywords: VERSION_KEYWORDS } }
+    ajv: AJV_OPTIONS
   })
   app = a
   if (opts.contract) await registerContract(a, {})
