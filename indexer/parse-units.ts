@@ -151,7 +151,8 @@ const unitName = (unit: ParseUnit) => unit.artifacts[0]?.path ?? unit.adapter
 /** A worker's answer: the summary, or the error it met (a failed write keeps its one-line message). */
 export type WorkerReply = { summary: UnitSummary } | { error: string; write: boolean }
 
-function request(w: Worker, unit: ParseUnit, dataRoot: string): Promise<UnitSummary> {
+/** Sends one unit to a worker and settles on its reply, its error or its exit, whichever comes first. */
+export function request(w: Worker, unit: ParseUnit, dataRoot: string): Promise<UnitSummary> {
   return new Promise((resolve, reject) => {
     const settle = (f: () => void) => {
       w.off('message', onMessage).off('error', onError).off('exit', onExit)

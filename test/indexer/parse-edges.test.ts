@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
+import { EventEmitter } from 'node:events'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ENCODER } from '../../indexer/encode.js'
 import { archiveBytes, WriteError, type ArtifactRef } from '../../indexer/inventory.js'
 import { cachedShard, readEntry, shardTmpPath, unitKey } from '../../indexer/parse-cache.js'
-import { ownFacts, parseAll, parseUnit, parseUnits, type ParseUnit } from '../../indexer/parse-units.js'
+import { ownFacts, parseAll, parseUnit, parseUnits, request, type ParseUnit } from '../../indexer/parse-units.js'
 import { ADAPTERS } from '../../indexer/sources/index.js'
 import { stopwatch } from '../../indexer/stopwatch.js'
 import type { FactDraft } from '../../src/model/fact.js'
@@ -128,6 +129,15 @@ describe('parseUnit', () => {
     expect(readdirSync(dirname(shardTmpPath(root, unit.key))).filter((f) => f.endsWith('.tmp'))).toEqual([])
     // The entry says the same as the answer.
     expect(readEntry(root, unit.key)).toEqual(JSON.parse(JSON.stringify(s)))
+  })
+
+  it('the part numbers a unit`s source gives are in its summary and entry', () => {
+    const text = ['name: Q Series', 'manufacturer:', '  id: 0x20', '  cc: 0x0', 'variants:', '- name: Q4', '  cores: [{name: a, type: armv6m}]', '  memory_map:', '  - !Nvm {range: {start: 0x0, end: 0x800}}', ''].join('\n')
+    const { root, refs } = archive([{ path: 'targets/probe-rs/Q.yaml', text, kind: 'probe-rs-target' }])
+    const unit = unitOf('probe-rs', refs)
+    const s = parseUnit(unit, root)
+    expect(s.partNumbers?.map((p) => [p.name, p.vendor, p.sourcePath])).toEqual([['Q4', 'STMicroelectronics', 'targets/probe-rs/Q.yaml']])
+    expect(readEntry(root, unit.key)!.partNumbers).toEqual(JSON.parse(JSON.stringify(s.partNumbers)))
   })
 
   it('a unit without facts writes no shard but its entry, with the problems', () => {
@@ -257,5 +267,52 @@ describe('stopwatch', () => {
     expect(w.timings.third).toBeGreaterThanOrEqual(19)
     expect(w.timings.third).toBeLessThan(w.timings.first! + 1000)
     for (const v of Object.values(w.timings)) expect(Number.isInteger(v)).toBe(true)
+  })
+})
+
+describe('request: one unit sent to a worker', () => {
+  /** A stand-in for a worker thread: records what it is sent; the test emits its reply, error or exit. */
+  class FakeWorker extends EventEmitter {
+    sent: unknown[] = []
+    postMessage(m: unknown) {
+      this.sent.push(m)
+    }
+  }
+  const unit: ParseUnit = { adapter: 'cmsis-svd', artifacts: [{ path: 'svd/A/X.svd', sha256: 'a'.repeat(64), bytes: 1, kind: 'cmsis-svd', publisher: 'Acme', license: 'MIT', mediaType: 'application/xml' }], key: 'k' }
+  const listeners = (w: FakeWorker) => ['message', 'error', 'exit'].map((e) => w.listenerCount(e))
+  const settled = async (w: FakeWorker, emit: () => void) => {
+    const p = request(w as never, unit, '/data').then(
+      (v) => ({ ok: v }),
+      (e: Error) => ({ err: e })
+    )
+    expect(w.sent).toEqual([{ unit, dataRoot: '/data' }])
+    expect(listeners(w)).toEqual([1, 1, 1])
+    emit()
+    const r = await p
+    // Settled once: every listener of this request is gone, whatever settled it.
+    expect(listeners(w)).toEqual([0, 0, 0])
+    return r as { ok?: unknown; err?: Error }
+  }
+
+  it('a summary resolves; an error reply rejects naming the unit`s first file; a failed write is a WriteError with its own message', async () => {
+    const summary = { targets: [], parts: [], problems: [] }
+    const w1 = new FakeWorker()
+    expect(await settled(w1, () => w1.emit('message', { summary }))).toEqual({ ok: summary })
+    const w2 = new FakeWorker()
+    const e2 = (await settled(w2, () => w2.emit('message', { error: 'boom', write: false }))).err!
+    expect(e2).not.toBeInstanceOf(WriteError)
+    expect(e2.message).toBe('parsing svd/A/X.svd: boom')
+    const w3 = new FakeWorker()
+    const e3 = (await settled(w3, () => w3.emit('message', { error: 'cannot write /x: ENOSPC', write: true }))).err!
+    expect(e3).toBeInstanceOf(WriteError)
+    expect(e3.message).toBe('cannot write /x: ENOSPC')
+  })
+
+  it('a worker that fails or exits rejects with its error or its exit code', async () => {
+    const w1 = new FakeWorker()
+    const crash = new Error('worker crashed')
+    expect((await settled(w1, () => w1.emit('error', crash))).err).toBe(crash)
+    const w2 = new FakeWorker()
+    expect((await settled(w2, () => w2.emit('exit', 3))).err!.message).toBe('parse worker exited with code 3')
   })
 })

@@ -163,9 +163,11 @@ export const MODULES = {
   // The curation file, the catalog's targets and the reachability check, on hand-made files, targets and catalogs.
   'indexer-curation': { mutate: ['indexer/curation/curation.ts', 'indexer/curation/reach.ts'], tests: ['test/indexer/curation-edges.test.ts'] },
   // The parse step: units, a unit's own facts, parseUnit into the parse cache, parseAll on this thread, in worker threads
-  // (startWorker), from the cache and failing; the adapter list and the stopwatch. Scratch archives, tiny SVDs.
+  // (startWorker), from the cache and failing, a unit's request to a worker on a stand-in; the adapter list and the
+  // stopwatch. Scratch archives, tiny SVDs. parse-worker.ts is not here: it runs only inside worker threads, where
+  // Stryker's switch for the active mutant is never set (its replies are checked through parseAll).
   parse: {
-    mutate: ['indexer/parse-units.ts', 'indexer/parse-worker.ts', 'indexer/workers.ts', 'indexer/sources/index.ts', 'indexer/stopwatch.ts'],
+    mutate: ['indexer/parse-units.ts', 'indexer/workers.ts', 'indexer/sources/index.ts', 'indexer/stopwatch.ts'],
     tests: ['test/indexer/parse-edges.test.ts']
   },
   // The hwfacts commands (main, in-process: exit codes, stdout and stderr) and what they run (releases, fetch against a
