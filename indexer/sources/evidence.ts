@@ -20,8 +20,8 @@ export class SourceLines {
   }
 
   /**
-   * A whitespace-collapsed excerpt beginning at `line` and spanning up to `maxLines` non-blank
-   * lines, cut at EXCERPT_MAX characters: what a person sees when they open the file there.
+   * A whitespace-collapsed excerpt of the `maxLines` lines beginning at `line` (blank ones count,
+   * and add nothing), cut at EXCERPT_MAX characters: what a person sees when they open the file there.
    * Lines are chosen by index arithmetic and cut with one slice: this runs once per fact.
    */
   excerpt(line: number, maxLines = 4): string {
