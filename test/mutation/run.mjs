@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `npm run mutate [-- module ...] [--retest-survivors]`: StrykerJS per module (see modules.mjs), incremental, one at a time.
+// `npm run mutate [-- module ...] [--retest-survivors] [--missing]`: StrykerJS per module (see modules.mjs), incremental, one at a time.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MODULES } from './modules.mjs'
-import { writeSummary } from './report.mjs'
+import { summaryDir, writeSummary } from './report.mjs'
 
 const root = resolve(import.meta.dirname, '..', '..')
 // Module names, then Stryker options passed through (`--mutate 'file:10-90'` narrows a run to lines).
@@ -18,12 +18,14 @@ const extra = []
  * from the incremental file, so they are tried against every test again; killed ones are kept.
  */
 const retest = args.includes('--retest-survivors')
+/** `--missing`: the modules without a committed summary of a whole run (test/mutation/reports/), in config order. */
+const missing = args.includes('--missing')
 for (let i = 0; i < args.length; i++) {
-  if (args[i] === '--retest-survivors') continue
+  if (args[i] === '--retest-survivors' || args[i] === '--missing') continue
   if (!args[i].startsWith('-')) asked.push(args[i])
   else extra.push(args[i], ...(args[i + 1] !== undefined && !args[i + 1].startsWith('-') && !args[i].includes('=') ? [args[++i]] : []))
 }
-const names = asked.length ? asked : Object.keys(MODULES)
+const names = asked.length ? asked : Object.keys(MODULES).filter((n) => !missing || !existsSync(join(summaryDir, `${n}.json`)))
 for (const n of names) if (!MODULES[n]) throw new Error(`unknown module ${n}; one of: ${Object.keys(MODULES).join(', ')}`)
 // A module whose suites need a service: without it they skip, and every mutant would survive.
 for (const n of names) for (const v of MODULES[n].requires ?? []) if (!process.env[v]) throw new Error(`module ${n} needs ${v} (see test/mutation/modules.mjs)`)
