@@ -69,6 +69,22 @@ export const AJV_OPTIONS = { customOptions: { removeAdditional: false, coerceTyp
 
 export const DEFAULT_TIMEOUTS: Timeouts = { requestMs: 10_000, headersMs: 5_000, keepAliveMs: 10_000, idleMs: 30_000 }
 
+/**
+ * The plugins every request passes before auth and the routes, in their order: problem answers,
+ * security headers, the contract version, the request target, the query string, the drain flag,
+ * methods, integers. One list, so a test app built from them checks what the service runs.
+ */
+export async function registerRequestChecks(app: FastifyInstance, publicUrl?: string): Promise<void> {
+  await app.register(problems, publicUrl ? { publicUrl } : {})
+  await app.register(securityHeaders)
+  await app.register(contractVersions)
+  await app.register(requestTarget)
+  await app.register(strictQuery)
+  await app.register(drain)
+  await app.register(onlyMethods)
+  await app.register(strictIntegers)
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts }
   const app = Fastify({
@@ -109,14 +125,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
     done()
   })
-  await app.register(problems, opts.publicUrl ? { publicUrl: opts.publicUrl } : {})
-  await app.register(securityHeaders)
-  await app.register(contractVersions)
-  await app.register(requestTarget)
-  await app.register(strictQuery)
-  await app.register(drain)
-  await app.register(onlyMethods)
-  await app.register(strictIntegers)
+  await registerRequestChecks(app, opts.publicUrl)
   await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? DEFAULT_AUTH_FAILURES })
 
   await rateLimits(app, opts)

@@ -4,18 +4,15 @@ import { Type } from 'typebox'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Contract } from '../../src/http/contract.js'
 import { BEARER_ALTERNATIVES, cachedAnswer, errorResponses, factRoute, GET_ERRORS, JSON_TYPE, V1_GET_ERRORS } from '../../src/http/fact-route.js'
-import securityHeaders, { PINNED_CACHE_CONTROL } from '../../src/http/headers.js'
-import strictIntegers from '../../src/http/integers.js'
-import onlyMethods, { pathSegments } from '../../src/http/methods.js'
-import problems from '../../src/http/problem.js'
-import strictQuery, { parseQuery } from '../../src/http/querystring.js'
-import requestTarget from '../../src/http/request-target.js'
-import contractVersions, { routeServed } from '../../src/http/versions.js'
+import { PINNED_CACHE_CONTROL } from '../../src/http/headers.js'
+import { pathSegments } from '../../src/http/methods.js'
+import { parseQuery } from '../../src/http/querystring.js'
+import { routeServed } from '../../src/http/versions.js'
 import { registerContract } from '../../src/http/routes/openapi.js'
 import type { HardwareFacts } from '../../src/service/facts.js'
 import { FactTopic, NoParams } from '../../src/schemas/params.js'
 import { Ping } from '../../src/schemas/responses.js'
-import { AJV_OPTIONS } from '../../src/http/app.js'
+import { AJV_OPTIONS, registerRequestChecks } from '../../src/http/app.js'
 import { expectProblem } from '../helpers/problem.js'
 import { parseRaw, raw } from '../helpers/raw-http.js'
 
@@ -71,7 +68,7 @@ afterEach(async () => {
 })
 
 /**
- * The helpers in the order app.ts registers them, with the router's query parser and Ajv options the
+ * The request checks app.ts registers (registerRequestChecks), with the router's query parser and Ajv options the
  * app uses; one app a test, made at its first request. With `contract`, the contract's schemas and
  * document generator, and `routes` declared with factRoute (slow to build: only where needed).
  */
@@ -84,13 +81,7 @@ async function bare(opts: { contract?: boolean; routes?: (a: FastifyInstance) =>
   })
   app = a
   if (opts.contract) await registerContract(a, {})
-  await a.register(problems)
-  await a.register(securityHeaders)
-  await a.register(contractVersions)
-  await a.register(requestTarget)
-  await a.register(strictQuery)
-  await a.register(onlyMethods)
-  await a.register(strictIntegers)
+  await registerRequestChecks(a)
   await a.register(opts.routes ?? routes)
   await a.ready()
   return a
