@@ -28,17 +28,27 @@ import { ERROR_CODES, ServiceError, type ErrorCode } from '../../src/service/err
 type Obj = Record<string, any>
 
 /**
- * Loaded in a hook, not imported: the tool list is built when the module loads, so a broken
- * declaration fails these tests instead of the file's collection (which a mutation run would not
- * count as a failure).
+ * Loaded in a hook, not imported, and its failure kept for the first test: the tool list is built when
+ * the module loads. A broken declaration would otherwise fail the file's collection, or (thrown from a
+ * file-level hook) leave every test skipped; a mutation run counts neither as a failed test.
  */
 let TOOLS: typeof import('../../src/mcp/tools.js')['TOOLS']
 let TOOLS_BY_NAME: typeof import('../../src/mcp/tools.js')['TOOLS_BY_NAME']
 let callTool: typeof import('../../src/mcp/tools.js')['callTool']
 let toolError: typeof import('../../src/mcp/tools.js')['toolError']
 let validateArgs: typeof import('../../src/mcp/tools.js')['validateArgs']
+let loadError: unknown
 beforeAll(async () => {
-  ;({ TOOLS, TOOLS_BY_NAME, callTool, toolError, validateArgs } = await import('../../src/mcp/tools.js'))
+  try {
+    ;({ TOOLS, TOOLS_BY_NAME, callTool, toolError, validateArgs } = await import('../../src/mcp/tools.js'))
+  } catch (err) {
+    loadError = err
+  }
+})
+
+it('the tool list loads', () => {
+  expect(loadError).toBeUndefined()
+  expect(TOOLS.length).toBe(TOOLS_BY_NAME.size)
 })
 
 const logged: Array<[string, unknown]> = []
