@@ -45,7 +45,7 @@ export interface AppOptions extends RateLimitOptions {
   readinessChecks?: ReadinessCheck[]
   version?: string
   /** Extra route plugins (the MCP endpoint), registered after the REST routes. */
-  plugins?: Array<(app: FastifyInstance, ctx: { facts: HardwareFacts; keys: ApiKeyStore; contract: Contract }) => Promise<void>>
+  plugins?: Array<(app: FastifyInstance, ctx: RouteContext) => Promise<void>>
 }
 
 /** A well-formed request id: a UUID, the form this service makes. */
@@ -85,7 +85,19 @@ export async function registerRequestChecks(app: FastifyInstance, publicUrl?: st
   await app.register(strictIntegers)
 }
 
-export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+/** What every route plugin is given: the service, the keys and the contract. */
+export interface RouteContext {
+  facts: HardwareFacts
+  keys: ApiKeyStore
+  contract: Contract
+}
+
+/**
+ * The app without its routes: Fastify's options, the contract's schemas, request ids, the request
+ * checks, auth and rate limits. buildApp adds the service's routes to it; a route's own test adds
+ * that route alone (test/http/routes-units.test.ts), so it checks the route in the app it runs in.
+ */
+export async function baseApp(opts: AppOptions): Promise<{ app: FastifyInstance; ctx: RouteContext }> {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts }
   const app = Fastify({
     logger: opts.logger ?? false,
@@ -117,7 +129,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   })
   refuseConnect(app, opts.publicUrl)
   const contract = new Contract()
-  const ctx = { facts: opts.facts, keys: opts.keys, contract }
+  const ctx: RouteContext = { facts: opts.facts, keys: opts.keys, contract }
 
   await registerContract(app, { publicUrl: opts.publicUrl })
 
@@ -129,7 +141,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(auth, { keys: opts.keys, failures: opts.authFailures ?? DEFAULT_AUTH_FAILURES })
 
   await rateLimits(app, opts)
+  app.addHook('onReady', async () => contract.freeze(app))
+  return { app, ctx }
+}
 
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { app, ctx } = await baseApp(opts)
   await app.register(pingRoute)
   await app.register(openapiRoute, ctx)
   await app.register(docsRoute, ctx)
@@ -147,7 +164,5 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(discrepanciesRoute, ctx)
   await app.register(checkRoute, ctx)
   for (const p of opts.plugins ?? []) await app.register(async (scope) => p(scope, ctx))
-
-  app.addHook('onReady', async () => contract.freeze(app))
   return app
 }

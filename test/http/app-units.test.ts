@@ -7,19 +7,18 @@ import type { Contract } from '../../src/http/contract.js'
 import type { HardwareFacts } from '../../src/service/facts.js'
 import { drainAndClose } from '../../src/http/drain.js'
 import { testApp, type TestApp } from '../helpers/app.js'
-import { buildRelease } from '../../indexer/build.js'
-import { DataDir } from '../../src/store/layout.js'
-import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+import { promoteSampleRelease } from '../helpers/sample-corpus.js'
 import { scratchDirs } from '../helpers/scratch.js'
 import { expectProblem } from '../helpers/problem.js'
 import { parseRaw, raw } from '../helpers/raw-http.js'
 
 /**
- * The app as buildApp assembles it (src/http/app.ts), its routes (src/http/routes/**) and the drain
- * flag, over the sample corpus' release (built once for the file, in the first test that needs it:
- * a few small files, a small release that opens at once). Expected values: the spec's endpoint table (§4), statuses and codes (§5, §7), the
- * package's version, and each route's own service call. The app is made inside the first test that
- * needs it (not in a hook): a mutant of its set-up then fails that test instead of the file.
+ * The app as buildApp assembles it (src/http/app.ts) and the drain flag, over the sample corpus'
+ * release (built once for the file, in the first test that needs it: a few small files, a small
+ * release that opens at once). Expected values: the spec's endpoint table (§4), statuses and codes
+ * (§5, §7), the package's version. Each route alone is test/http/routes-units.test.ts's. The app is
+ * made inside the first test that needs it (not in a hook): a mutant of its set-up then fails that
+ * test instead of the file.
  */
 type Obj = Record<string, any>
 const SEED = '2026-08-26' as const
@@ -36,7 +35,7 @@ let dataDir: string | undefined
 async function sampleData(): Promise<string> {
   if (dataDir) return dataDir
   const d = tmp('hwfacts-app-')
-  new DataDir(d).promote((await buildRelease({ inventory: SAMPLE_CORPUS, dataDir: d })).id)
+  await promoteSampleRelease(d)
   return (dataDir = d)
 }
 
@@ -152,72 +151,6 @@ describe('the document: every operation the spec lists, described', () => {
     expect(SPEC_OPEN).toContain('/v1/error-codes/{code}')
     expect(SPEC_FACTS).toContain('/v1/sources')
   })
-
-  it('2026-12-01 adds /v1/check and /v1/discrepancies: marked in the generated document, absent from the seed one', async () => {
-    const t = await app()
-    const seed = (await t.app.inject({ url: '/openapi.json' })).json() as Obj
-    const depth = (await t.app.inject({ url: '/openapi.json', headers: { 'service-version': DEPTH } })).json() as Obj
-    for (const p of ['/v1/check', '/v1/discrepancies']) {
-      expect(seed.paths[p], p).toBeUndefined()
-      expect(depth.paths[p].get.security, p).toEqual([{}, { bearerAuth: [] }])
-      expectProblem(await authed(p), 404, 'NOT_FOUND')
-      // Without a credential, the depth version's route is there and wants one.
-      expectProblem(await get(p, { 'service-version': DEPTH }), 401, 'UNAUTHENTICATED')
-    }
-    // Components are named by their $id, titled with it.
-    expect(depth.components.schemas.Fact.title).toBe('Fact')
-    expect(depth.paths['/v1/context'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ContextResponse')
-  })
-
-  it('info: the title, the version, the MIT licence, every error code listed; the configured public URL as the server', async () => {
-    const doc = (await get('/openapi.json')).json() as Obj
-    expect(doc.openapi).toBe('3.1.1')
-    expect(doc.info).toMatchObject({ title: 'Hardware Facts', version: SEED, license: { name: 'MIT', identifier: 'MIT' } })
-    for (const code of ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_SERVICE_VERSION', 'URI_TOO_LONG']) expect(doc.info.description).toContain(code)
-    expect(doc.info.description).toMatch(/Error codes: [A-Z_]+(, [A-Z_]+)+\.$/)
-    expect(doc.servers).toEqual([{ url: 'https://facts.example', description: 'This deployment' }])
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
-    expect(doc.components.securitySchemes.bearerAuth.description).toMatch(/\w{5}/)
-  })
-})
-
-describe('/openapi.json', () => {
-  it('serves the version asked for by `version` or Service-Version, echoed; both must agree', async () => {
-    const t = await app()
-    for (const [headers, url, v] of [[{}, '/openapi.json', SEED], [{ 'service-version': DEPTH }, '/openapi.json', DEPTH], [{}, `/openapi.json?version=${DEPTH}`, DEPTH], [{ 'service-version': DEPTH }, `/openapi.json?version=${DEPTH}`, DEPTH]] as const) {
-      const r = await get(url, headers)
-      expect(r.statusCode, url).toBe(200)
-      expect(r.headers['service-version']).toBe(v)
-      expect(r.headers['content-type']).toBe('application/json; charset=utf-8')
-      expect(r.body).toBe(seen!.contract.json(v))
-      expect(JSON.parse(r.body).info.version).toBe(v)
-    }
-    const p = expectProblem(await get(`/openapi.json?version=${DEPTH}`, { 'service-version': SEED }), 400, 'INVALID_PARAMETER', 'version')
-    expect(p.detail).toBe(`version ${DEPTH} and Service-Version ${SEED} disagree: give one of them, or the same version in both.`)
-    expect(t.app.hasRoute({ method: 'GET', url: '/openapi.json' })).toBe(true)
-  })
-
-})
-
-describe('/docs', () => {
-  it('the reference page and the document of the request version, local assets under a CSP', async () => {
-    expect((await get('/docs/static/index.html')).headers.location).toBe('/docs/')
-    const html = await get('/docs/')
-    expect(html.statusCode).toBe(200)
-    expect(html.body).toContain('Hardware Facts — API reference')
-    const csp = html.headers['content-security-policy'] as string
-    expect(csp).toContain("default-src 'self'")
-    expect(csp).toContain("script-src 'self'")
-    expect(csp).toContain("object-src 'none'")
-    for (const v of [SEED, DEPTH]) {
-      const doc = await get('/docs/json', { 'service-version': v })
-      expect(doc.statusCode).toBe(200)
-      expect(doc.json()).toEqual(seen!.contract.document(v))
-    }
-    const init = await get('/docs/static/swagger-initializer.js')
-    expect(init.body).toContain('"docExpansion":"list"')
-    expect(init.body).toContain('"tryItOutEnabled":false')
-  })
 })
 
 describe('app.ts: options and hooks', () => {
@@ -290,65 +223,14 @@ describe('app.ts: options and hooks', () => {
   })
 })
 
-describe('health routes', () => {
-  it('/livez: ok, the service and the configured version; /ping: pong', async () => {
-    expect((await get('/livez')).json()).toEqual({ status: 'ok', service: 'hardware-facts', version: '9.8.7-test' })
-    const ping = await get('/ping')
-    expect(ping.statusCode).toBe(200)
-    expect(ping.json()).toEqual({ status: 'ok', message: 'pong' })
-  })
-
-  it('/readyz and its aliases: the release, the API identity of the request version, the checks', async () => {
-    const t = await app()
-    const release = await t.facts.release()
-    for (const path of ['/readyz', '/health', '/healthz'])
-      for (const v of [SEED, DEPTH]) {
-        const r = await get(path, { 'service-version': v })
-        expect(r.statusCode, path).toBe(200)
-        expect(r.json(), path).toEqual({
-          status: 'ok',
-          service: 'hardware-facts',
-          version: '9.8.7-test',
-          release: { id: release.id, complete: release.complete, facts: release.counts.facts },
-          api: { version: v, openapi_sha256: seen!.contract.digest(v) },
-          checks: {}
-        })
-      }
-  })
-
-  it('a failing critical check makes it 503 not_ready; a failing optional one does not; a check that throws fails', async () => {
-    const t = await app()
-    checks.push({ name: 'opt', critical: false, check: async () => ({ ok: false, detail: 'redis down' }) }, { name: 'boom', critical: false, check: async () => Promise.reject(new Error('exploded')) })
-    try {
-      const r = await t.app.inject({ url: '/readyz' })
-      expect(r.statusCode).toBe(200)
-      expect(r.json().status).toBe('ok')
-      expect(r.json().checks).toEqual({ opt: { ok: false, detail: 'redis down', critical: false }, boom: { ok: false, detail: 'exploded', critical: false } })
-      checks.push({ name: 'crit', critical: true, check: async () => ({ ok: false, detail: 'files damaged' }) })
-      const bad = await t.app.inject({ url: '/healthz' })
-      expect(bad.statusCode).toBe(503)
-      expect(bad.json()).toMatchObject({ status: 'not_ready', checks: { crit: { ok: false, detail: 'files damaged', critical: true } } })
-      checks.pop()
-      checks.push({ name: 'boom2', critical: true, check: async () => Promise.reject(new Error('gone')) })
-      const gone = await t.app.inject({ url: '/health' })
-      expect(gone.statusCode).toBe(503)
-      expect(gone.json().checks.boom2).toEqual({ ok: false, detail: 'gone', critical: true })
-      checks.pop()
-      checks.push({ name: 'fine', critical: true, check: async () => ({ ok: true }) })
-      expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200)
-    } finally {
-      checks.length = 0
-    }
-  })
-
-  it('draining: /readyz 503 saying so, and every answer closes its connection', async () => {
+describe('the drain flag', () => {
+  it('draining: /readyz says so, and every answer closes its connection', async () => {
     const t = await app()
     expect((await get('/ping')).headers.connection).not.toBe('close')
     t.app.draining = true
     try {
       const r = await get('/readyz')
       expect(r.statusCode).toBe(503)
-      expect(r.json()).toMatchObject({ status: 'not_ready', checks: { shutdown: { ok: false, detail: 'shutting down: finishing requests in flight' } } })
       expect(r.headers.connection).toBe('close')
       expect((await get('/ping')).headers.connection).toBe('close')
       expectProblem(await get('/nowhere'), 404, 'NOT_FOUND')
@@ -356,90 +238,6 @@ describe('health routes', () => {
     } finally {
       t.app.draining = false
     }
-  })
-})
-
-describe('the /v1 routes: each answers its service call, in the request version', () => {
-  it('/v1/release: the promoted release with the version topics, and the API identity', async () => {
-    const t = await app()
-    for (const v of [SEED, DEPTH]) {
-      const body = await json('/v1/release', v)
-      expect(body.api).toEqual({ version: v, openapi_sha256: seen!.contract.digest(v) })
-      expect(body.release.id).toBe((await t.facts.release()).id)
-    }
-    expect((await json('/v1/release', SEED)).release).not.toEqual((await json('/v1/release', DEPTH)).release)
-  })
-
-  it('/v1/error-codes/{code}: guidance from the error table, no credential; an unknown code is 404 naming code', async () => {
-    const r = await get('/v1/error-codes/NOT_FOUND')
-    expect(r.statusCode).toBe(200)
-    expect(r.json()).toMatchObject({ code: 'NOT_FOUND', status: 404, retryable: false })
-    expect(Object.keys(r.json()).sort()).toEqual(['code', 'guidance', 'retryable', 'status', 'title'])
-    const p = expectProblem(await get('/v1/error-codes/NO_SUCH_CODE'), 404, 'NOT_FOUND', 'code')
-    expect(p.detail).toBe('No error code NO_SUCH_CODE; see /openapi.json for the codes in use.')
-    expect((await get('/v1/error-codes/RATE_LIMITED')).json()).toMatchObject({ status: 429, retryable: true })
-  })
-
-  it('resolve, catalog search and part, coverage, sources: the service answers, the topics of the version', async () => {
-    const t = await app()
-    const resolve = await json('/v1/parts/resolve?q=STM32F407VG', SEED)
-    expect(resolve.status).toBe('resolved')
-    expect(Object.keys(resolve.topics).sort()).toEqual(['electrical', 'errata', 'pins', 'registers'])
-    expect(Object.keys((await json('/v1/parts/resolve?q=STM32F407VG', DEPTH)).topics).length).toBeGreaterThan(4)
-    const search = await json('/v1/catalog/search?q=STM32F407', DEPTH)
-    expect(search.total).toBeGreaterThan(0)
-    expect(JSON.stringify(search)).not.toBe(JSON.stringify(await json('/v1/catalog/search?q=STM32F407', SEED)))
-    // The service's answer, whole: every member the service gives is one the response schema declares.
-    const part = await json('/v1/catalog/part?part=STM32F407VG', DEPTH)
-    const direct = (await t.facts.catalogPart({ part: 'STM32F407VG' }, DEPTH)) as Obj
-    expect(Object.keys(part).sort()).toEqual(Object.keys(direct).sort())
-    expect(part.release).toBe(direct.release)
-    const coverage = await json('/v1/coverage?part=STM32F407VG', SEED)
-    expect(Object.keys(coverage.topics ?? coverage.coverage ?? coverage).length).toBeGreaterThan(0)
-    expect(JSON.stringify(coverage)).not.toBe(JSON.stringify(await json('/v1/coverage?part=STM32F407VG', DEPTH)))
-    const sources = await json('/v1/sources?part=STM32F407VG', DEPTH)
-    const viaService = (await t.facts.sources({ part: 'STM32F407VG' }, null, DEPTH)) as Obj
-    expect(sources.sources.map((x: Obj) => x.sha256)).toEqual(viaService.sources.map((x: Obj) => x.sha256))
-    // The provenance as the inventory gives it, nothing dropped (the sample's sources name the upstream file each was cut from).
-    const inventory = JSON.parse(readFileSync(`${SAMPLE_CORPUS}/sources.json`, 'utf8')) as { sources: Obj[] }
-    for (const s of sources.sources as Obj[]) expect(s.upstream, s.path).toEqual(inventory.sources.find((r) => r.path === s.path)!.upstream)
-    expect(JSON.parse(JSON.stringify(part))).toEqual(JSON.parse(JSON.stringify(direct)))
-    // Each needs a credential with facts:read.
-    for (const p of ['/v1/parts/resolve?q=STM32F407VG', '/v1/catalog/search?q=STM32', '/v1/catalog/part?part=STM32F407VG', '/v1/coverage?part=STM32F407VG', '/v1/sources?part=STM32F407VG', '/v1/release'])
-      expectProblem(await get(p), 401, 'UNAUTHENTICATED')
-  })
-
-  it('context: the page, the Deprecation header (RFC 9745: @ and the Unix time of the seed contract) for `revision`', async () => {
-    const page = await json('/v1/context?part=STM32F407VG&topic=registers&limit=1')
-    expect(page.facts.length).toBe(1)
-    const plain = await authed('/v1/context?part=STM32F407VG&topic=errata&limit=1')
-    expect(plain.headers.deprecation).toBeUndefined()
-    const dep = await authed('/v1/context?part=STM32F407VG&topic=errata&limit=1&revision=A')
-    expect(dep.statusCode, dep.body).toBe(200)
-    expect(dep.headers.deprecation).toBe(`@${Date.UTC(2026, 7, 26) / 1000}`)
-    expect(dep.headers.link).toBe('</openapi.json>; rel="deprecation"')
-    expect(dep.headers['content-type']).toBe('application/json; charset=utf-8')
-    expectProblem(await get('/v1/context?part=STM32F407VG&topic=registers'), 401, 'UNAUTHENTICATED')
-  })
-
-  it('compare parts and releases, check and discrepancies (2026-12-01): the service answers', async () => {
-    const t = await app()
-    const id = (await t.facts.release()).id
-    // Each answer is the service's own (the same release, part and topic as asked).
-    const parts = await json('/v1/compare/parts?part=STM32F407VG&other=STM32F407VE&topic=registers&limit=1')
-    expect(parts).toMatchObject({ release: id, topic: 'registers' })
-    expect(parts.part.part ?? parts.part).toBeTruthy()
-    const releases = await json(`/v1/compare/releases?part=STM32F407VG&topic=registers&from_release=${id}&limit=1`)
-    // A release compared with itself: nothing changed.
-    expect(releases).toMatchObject({ topic: 'registers', changes: [] })
-    const check = await json('/v1/check?part=STM32F407VG&vdd=3.3', DEPTH)
-    expect(check).toMatchObject({ release: id, part: 'STM32F407VG' })
-    expect(['checked', 'ambiguous', 'not_found']).toContain(check.status)
-    const disc = await json('/v1/discrepancies?part=STM32F407VG', DEPTH)
-    expect(disc).toMatchObject({ release: id, part: 'STM32F407VG' })
-    for (const p of ['/v1/compare/parts?part=STM32F407VG&other=STM32F407VE&topic=registers', `/v1/compare/releases?part=STM32F407VG&topic=registers&from_release=${id}`])
-      expectProblem(await get(p), 401, 'UNAUTHENTICATED')
-    for (const p of ['/v1/check?part=STM32F407VG&vdd=3.3', '/v1/discrepancies?part=STM32F407VG']) expectProblem(await get(p, { 'service-version': DEPTH }), 401, 'UNAUTHENTICATED')
   })
 })
 

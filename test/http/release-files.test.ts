@@ -1,11 +1,10 @@
 import { chmodSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildRelease } from '../../indexer/build.js'
 import { releaseFilesCheck } from '../../src/http/release-files.js'
 import { DataDir } from '../../src/store/layout.js'
 import { testApp, type TestApp } from '../helpers/app.js'
-import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+import { promoteSampleRelease } from '../helpers/sample-corpus.js'
 import { scratchDirs } from '../helpers/scratch.js'
 
 /** Item 5 of issue 29: the served release's files are re-checked while served, and /readyz says so. */
@@ -13,26 +12,25 @@ const tmp = scratchDirs()
 let dataDir: string
 let dir: string
 let shard: string
-let t: TestApp
+let t: TestApp | undefined
 const check = () =>
   releaseFilesCheck({ servedDir: async () => dir, statEveryMs: 0, digestEveryMs: 60_000 })
-let files: ReturnType<typeof check>
+let files: ReturnType<typeof check> | undefined
 
 beforeAll(async () => {
   dataDir = tmp('hwfacts-files-')
-  const id = (await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })).id
-  new DataDir(dataDir).promote(id)
+  const id = await promoteSampleRelease(dataDir)
   dir = new DataDir(dataDir).releaseDir(id)
   shard = join(dir, 'shards', readdirSync(join(dir, 'shards'))[0]!)
-  files = check()
-  t = await testApp(dataDir, { readinessChecks: [files] })
 })
 afterAll(async () => {
   files?.stop()
   await t?.close()
 })
 
+/** The app and its check are made in the first test (not in a hook): a mutation run then sees which test runs their code. */
 const readyz = async () => {
+  t ??= await testApp(dataDir, { readinessChecks: [(files = check())] })
   const r = await t.app.inject({ url: '/readyz' })
   return { status: r.statusCode, check: r.json().checks['release-files'] as { ok: boolean; detail: string; critical: boolean } }
 }

@@ -9,7 +9,7 @@ import { buildRelease } from '../../indexer/build.js'
 import { generateKey } from '../../src/auth/keys.js'
 import { DataDir } from '../../src/store/layout.js'
 import type { ReleaseManifest } from '../../src/store/types.js'
-import { SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
+import { promoteSampleRelease, SAMPLE_CORPUS } from '../helpers/sample-corpus.js'
 
 /** src/server.ts as an operator runs it: its own process, configured by the environment, stopped by signals. */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -18,7 +18,7 @@ const key = generateKey('proc')
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hwfacts-proc-'))
-  new DataDir(dataDir).promote((await buildRelease({ inventory: SAMPLE_CORPUS, dataDir })).id)
+  await promoteSampleRelease(dataDir)
 })
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 

@@ -103,13 +103,18 @@ export const MODULES = {
     mutate: ['src/http/contract.ts', 'src/http/headers.ts', 'src/http/integers.ts', 'src/http/methods.ts', 'src/http/querystring.ts', 'src/http/request-target.ts', 'src/http/versions.ts', 'src/http/fact-route.ts'],
     tests: ['test/http/http-units.test.ts']
   },
-  // The app as buildApp assembles it, its routes, the drain and the served files' check: test/http/app-units.test.ts on one
-  // app over the sample corpus' release (built in its first test: what buildApp decides runs once, so that test checks
-  // each option, hook and route once), then the existing release-files and drain suites. An app takes seconds to build.
+  // The app as buildApp assembles it (Fastify's options, request ids, the hooks' order, the route list), the drain and the
+  // served files' check: test/http/app-units.test.ts on one app over the sample corpus' release (built in its first test:
+  // what buildApp decides runs once, so that test checks each option, hook and route once), then the release-files and
+  // drain suites, each building its app inside a test (an app built in a hook would make every mutant of buildApp static).
   'http-app': {
-    mutate: ['src/http/app.ts', 'src/http/drain.ts', 'src/http/release-files.ts', 'src/http/routes/**/*.ts'],
+    mutate: ['src/http/app.ts', 'src/http/drain.ts', 'src/http/release-files.ts'],
     tests: ['test/http/app-units.test.ts', 'test/http/release-files.test.ts', 'test/http/drain.test.ts']
   },
+  // Each route plugin alone on baseApp (the app without its routes) over the sample corpus' release: its declaration in
+  // the contract's document and its answer against the service's own call (test/http/routes-units.test.ts). Most of these
+  // mutants are declarations: each builds the app of its own route (a second or less), not the whole app.
+  'http-routes': { mutate: ['src/http/routes/**/*.ts'], tests: ['test/http/routes-units.test.ts'] },
   // The search-engine store: names, documents, the query DSL, the transport seam and the repository's memo without an
   // engine (test/store/engine-units.test.ts: a local HTTP server stands in for the clients' peer), then every query
   // filter on a real OpenSearch over a hand-made release of 13 facts (test/store/engine-store.test.ts, loaded once a run:
