@@ -10,11 +10,23 @@ const REASON = 'documentation text of a schema (description), not behaviour'
 const keyName = (prop) => (prop.key?.type === 'Identifier' ? prop.key.name : prop.key?.type === 'StringLiteral' ? prop.key.value : undefined)
 const isDescription = (prop) => prop.type === 'ObjectProperty' && !prop.computed && keyName(prop) === 'description'
 
-/** The original expression under the switches Stryker has already placed there (`stryMutAct(id) ? mutant : original`). */
+/**
+ * The original expression under what Stryker has already placed there: its switches
+ * (`stryMutAct(id) ? mutant : original`), coverage counters (`(stryCov(id), original)`) and, for a
+ * function assigned to a name, the call that keeps its name (`(() => { const f = original; return f })()`).
+ */
 function unplaced(n) {
-  while (n?.type === 'ConditionalExpression' || n?.type === 'ParenthesizedExpression' || n?.type === 'SequenceExpression')
-    n = n.type === 'ConditionalExpression' ? n.alternate : n.type === 'SequenceExpression' ? n.expressions.at(-1) : n.expression
-  return n
+  for (;;) {
+    if (n?.type === 'ConditionalExpression') n = n.alternate
+    else if (n?.type === 'ParenthesizedExpression') n = n.expression
+    else if (n?.type === 'SequenceExpression') n = n.expressions.at(-1)
+    else if (n?.type === 'CallExpression' && n.arguments.length === 0 && n.callee.type === 'ArrowFunctionExpression' && n.callee.body.type === 'BlockStatement') {
+      const [decl, ret] = n.callee.body.body
+      const d = decl?.type === 'VariableDeclaration' && decl.declarations.length === 1 ? decl.declarations[0] : undefined
+      if (!d || ret?.type !== 'ReturnStatement' || ret.argument?.type !== 'Identifier' || d.id.type !== 'Identifier' || d.id.name !== ret.argument.name) return n
+      n = d.init
+    } else return n
+  }
 }
 
 /** The name of the parameter of the called function that argument `node` of call `call` binds to, when the callee is a local function. */
