@@ -213,9 +213,9 @@ describe('open routes: ping, health, error codes, the contract and its reference
   it('/v1/error-codes/{code}: guidance from the error table, no credential; an unknown code is 404 naming code', async () => {
     const t = await routeApp(errorCodesRoute)
     declared(t, '/v1/error-codes/{code}', { response: 'ErrorCodeGuidance', open: true })
-    const doc = docOf(t, SEED).paths['/v1/error-codes/{code}'].get as Obj
-    expect(Object.keys(doc.responses)).toContain('404')
-    expect(Object.keys(doc.responses)).not.toContain('503')
+    // Every /v1 GET's Problems (spec §7.2, and those before a route) and 404, not 503: it reads no release.
+    const op = docOf(t, SEED).paths['/v1/error-codes/{code}'].get as Obj
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '405', '408', '414', '429', '431', '500'])
     const r = await t.get('/v1/error-codes/NOT_FOUND')
     expect(r.statusCode).toBe(200)
     expect(r.json()).toMatchObject({ code: 'NOT_FOUND', status: 404, retryable: false })
