@@ -118,8 +118,8 @@ export async function baseApp(opts: AppOptions): Promise<{ app: FastifyInstance;
       return typeof h === 'string' && REQUEST_ID.test(h) ? h.toLowerCase() : randomUUID()
     },
     childLoggerFactory: (logger, bindings, opts, raw) => {
-      const h = raw.headers['x-request-id']
-      const client = Array.isArray(h) ? h.join(', ') : h
+      // Node gives a repeated X-Request-Id joined into one value (`a, b`); only set-cookie comes as a list.
+      const client = raw.headers['x-request-id'] as string | undefined
       return logger.child(client !== undefined && client.toLowerCase() !== bindings.reqId ? { ...bindings, clientRequestId: client.slice(0, MAX_CLIENT_ID_LOGGED) } : bindings, opts)
     },
     requestIdHeader: false,

@@ -5,7 +5,7 @@ import type { AppOptions } from '../../src/http/app.js'
 import type { ApiKeyStore } from '../../src/auth/keys.js'
 import type { Contract } from '../../src/http/contract.js'
 import type { HardwareFacts } from '../../src/service/facts.js'
-import { drainAndClose } from '../../src/http/drain.js'
+import { drainAndClose, LINGER_MS } from '../../src/http/drain.js'
 import { testApp, type TestApp } from '../helpers/app.js'
 import { promoteSampleRelease } from '../helpers/sample-corpus.js'
 import { scratchDirs } from '../helpers/scratch.js'
@@ -49,7 +49,14 @@ const OPTS: Partial<AppOptions> = {
   version: '9.8.7-test',
   timeouts: { requestMs: 4_000, headersMs: 6_000, keepAliveMs: 3_000, idleMs: 7_000 },
   logger: { level: 'info', stream: { write: (line: string) => void logged.push(JSON.parse(line)) } },
-  plugins: [async (app, ctx) => void ((seen = ctx), app.get('/plugged', async () => ({ plugged: true })))]
+  plugins: [
+    async (app, ctx) => {
+      seen = ctx
+      app.get('/plugged', async () => ({ plugged: true }))
+      // A body route like POST /mcp: the app's body limit applies.
+      app.post('/plugged', async (req) => ({ bytes: JSON.stringify(req.body).length }))
+    }
+  ]
 }
 let main: TestApp | undefined
 const made: TestApp[] = []
@@ -116,6 +123,15 @@ it('buildApp: each option, hook and route as built, once', async () => {
   expectProblem(await t.app.inject({ method: 'POST', url: '/v1/release' }), 405, 'METHOD_NOT_ALLOWED')
   expectProblem(await get(`/v1/error-codes/NOT_FOUND?x=${'a'.repeat(8200)}`), 414, 'URI_TOO_LONG', 'x')
   expectProblem(await get('/v1/%E0'), 400, 'MALFORMED_REQUEST')
+  // The router's query parser (querystring.ts), not Fastify's: a bad escape in a parameter is a Problem naming it.
+  expectProblem(await authed('/v1/parts/resolve?q=%ZZ'), 400, 'MALFORMED_REQUEST', 'q')
+  // The contract's document names the configured public URL as its server.
+  expect((await get('/openapi.json')).json().servers).toEqual([{ url: 'https://facts.example', description: 'This deployment' }])
+  // Bodies up to 1 MiB (the app's bound; POST /mcp sets its own, smaller one).
+  const body = (n: number) => JSON.stringify({ s: 'x'.repeat(n - 8) })
+  const post = (n: number) => t.app.inject({ method: 'POST', url: '/plugged', headers: { 'content-type': 'application/json' }, payload: body(n) })
+  expect((await post(1 << 20)).json()).toEqual({ bytes: 1 << 20 })
+  expectProblem(await post((1 << 20) + 1), 413, 'PAYLOAD_TOO_LARGE')
   expect(seen!.facts).toBe(t.facts)
   const port = await listening()
   expectProblem(parseRaw((await raw(port, ['GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n'])).text), 400, 'MALFORMED_REQUEST', 'Host')
@@ -135,7 +151,7 @@ describe('the document: every operation the spec lists, described', () => {
     for (const v of [SEED, DEPTH]) {
       const doc = (await t.app.inject({ url: '/openapi.json', headers: { 'service-version': v } })).json() as Obj
       const ops = Object.entries(doc.paths as Obj).flatMap(([path, item]) => Object.entries(item as Obj).map(([m, op]) => ({ path, m, op: op as Obj })))
-      const ids = ops.map((o) => o.op.operationId)
+      const ids = ops.filter((o) => o.path !== '/plugged').map((o) => o.op.operationId)
       expect(new Set(ids).size, v).toBe(ids.length)
       for (const { path, op } of ops) {
         if (path === '/plugged') continue
@@ -254,6 +270,8 @@ describe('an app with the default options, then drained', () => {
     const t0 = performance.now()
     await drainAndClose(t.app as FastifyInstance, 30)
     expect(performance.now() - t0).toBeGreaterThanOrEqual(29)
+    // Not listening: closed at once after the drain, without waiting for clients to stop connecting or lingering.
+    expect(performance.now() - t0).toBeLessThan(LINGER_MS)
     expect(t.app.draining).toBe(true)
     await expect(t.app.inject({ url: '/ping' })).rejects.toThrow()
   }, 120_000)

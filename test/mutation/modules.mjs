@@ -11,8 +11,12 @@ export const MODULES = {
   'nordic-errata': { mutate: ['indexer/sources/nordic-errata.ts', 'indexer/sources/nordic-errata/*.ts'], tests: ['test/indexer/nordic-errata*.test.ts'] },
   resolve: { mutate: ['src/service/catalog-index.ts', 'src/model/text.ts'], tests: ['test/service/resolve*.test.ts'] },
   cursor: { mutate: ['src/service/cursor.ts'], tests: ['test/service/cursor*.test.ts', 'test/service/context*.test.ts', 'test/http/rest.test.ts'] },
-  // Context paging and token budgeting live in HardwareFacts.context/contextIn, and the tokenizer wrapper.
-  context: { mutate: ['src/service/facts.ts:433-675', 'src/model/tokens.ts'], tests: ['test/service/context*.test.ts', 'test/model/tokens*.test.ts', 'test/http/rest.test.ts'] },
+  // Context paging and token budgeting live in HardwareFacts.context/contextIn.
+  context: { mutate: ['src/service/facts.ts:433-675'], tests: ['test/service/context*.test.ts', 'test/http/rest.test.ts'] },
+  // The token counter (a module of its own since 2026-11-26: with the context and REST suites in one module, each of its
+  // module-level mutants ran all three files, about 2 h 30 min a run): exact against gpt-tokenizer's reference on corpus,
+  // random and adversarial texts, and past its memos' capacity (the 300,000- and 600,000-chunk tests: 4-6 s each here).
+  tokens: { mutate: ['src/model/tokens.ts'], tests: ['test/model/tokens*.test.ts'] },
   // The focused suites first (test/auth/keys.test.ts: the keys file and store; test/http/auth-plugin.test.ts:
   // the plugin on a minimal app, the failed-credential limit under a controlled clock, the per-connection
   // memo on a real kept-alive socket; test/http/auth.test.ts: the store and the 401/403 answers). They run
