@@ -116,6 +116,41 @@ describe('svd edges: the device and its target', () => {
     })
     expect(r.get('B')).toEqual({ baseAddress: '0x00002000', description: null, derivedFrom: 'A', interrupts: [] })
   })
+
+  it('interrupts facts: one per line name, its number and every peripheral declaring it (array instances too, sorted); no number, no fact; a second number is a problem, the first kept', () => {
+    const r = parse([
+      '<device><name>EDGE</name><peripherals>',
+      '<peripheral><name>UART1</name><baseAddress>0x1000</baseAddress>',
+      '<interrupt><name>UART</name><value>37</value></interrupt>',
+      '<interrupt><name>NOVALUE</name></interrupt>',
+      '</peripheral>',
+      '<peripheral><dim>2</dim><dimIncrement>0x100</dimIncrement><name>TIM%s</name><baseAddress>0x2000</baseAddress>',
+      '<interrupt><name>TIM</name><value>5</value></interrupt>',
+      '</peripheral>',
+      '<peripheral><name>ALPHA</name><baseAddress>0x3000</baseAddress>',
+      '<interrupt><name>UART</name><value>38</value></interrupt>',
+      '</peripheral>',
+      '</peripherals></device>'
+    ])
+    const irqs = r.facts.filter((f) => f.topic === 'interrupts')
+    expect(irqs.map((f) => [f.name, f.value, f.peripherals])).toEqual([
+      ['UART', { number: 37, peripherals: ['ALPHA', 'UART1'] }, ['ALPHA', 'UART1']],
+      ['TIM', { number: 5, peripherals: ['TIM0', 'TIM1'] }, ['TIM0', 'TIM1']]
+    ])
+    for (const f of irqs) expect(f.target).toBe(r.targets[0]!.key)
+    // The first declaring element is the evidence, its line quoted.
+    expect(irqs[0]!.evidence).toEqual([
+      { sourceSha256: SHA, sourcePath: 'svd/Acme/edge.svd', locator: 'line 3: /device/peripherals/peripheral[name=UART1]/interrupt[name=UART]', excerpt: expect.stringContaining('<name>UART</name><value>37</value>') }
+    ])
+    expect(irqs[1]!.evidence.map((e) => e.locator)).toEqual(['line 7: /device/peripherals/peripheral[name=TIM%s]/interrupt[name=TIM]'])
+    expect(r.targets[0]!.topics).toEqual(['interrupts', 'registers'])
+    expect(problems(r)).toEqual([
+      [4, 'peripheral UART1: <interrupt> without a name and a number; no interrupts fact'],
+      [10, 'interrupt UART is 38 here and 37 at line 3; the first is kept']
+    ])
+    // Without interrupts, the target offers registers only.
+    expect(parse(device('<register><name>R</name><addressOffset>0</addressOffset></register>')).targets[0]!.topics).toEqual(['registers'])
+  })
 })
 
 describe('svd edges: numbers (scaledNonNegativeInteger)', () => {
@@ -605,6 +640,9 @@ describe('svd edges: more of the rules', () => {
     const b = { ...a, path: 'svd/Acme/other.svd', content: otherContent }
     const c = { ...a, path: 'svd/Acme2/dup.svd' }
     expect(svdAdapter.units!([a, b, c])).toEqual([[a, c], [b]])
+    // The device's name as files write it: attributes on <device>, other elements and line breaks before <name>.
+    const written = { ...a, path: 'svd/Acme/written.svd', content: Buffer.from(content.toString().replace('<device><name>EDGE</name>', '<device schemaVersion="1.3" xmlns:xs="http://www.w3.org/2001/XMLSchema-instance">\n  <vendor>Acme</vendor>\n  <name> EDGE </name>')) }
+    expect(svdAdapter.units!([a, b, written])).toEqual([[a, written], [b]])
   })
 
   it('several <registers>, <fields> and <peripherals> blocks are one list each, in document order; a name repeated across blocks is a duplicate', () => {
