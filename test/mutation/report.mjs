@@ -45,7 +45,8 @@ export function writeSummary(name, mod, { seconds, concurrency } = {}) {
   const summary = {
     module: name,
     commit: git('rev-parse', 'HEAD'),
-    uncommittedChanges: git('status', '--porcelain', '--untracked-files=no') !== '',
+    // Changes to the code or tests; other modules' summaries written by the same run are not.
+    uncommittedChanges: git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!test/mutation/reports') !== '',
     finished: new Date().toISOString().slice(0, 16) + 'Z',
     // Unknown when written afterwards from a run's report (survivors.mjs --write).
     ...(seconds === undefined ? {} : { seconds: Math.round(seconds), concurrency }),
