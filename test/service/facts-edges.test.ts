@@ -516,6 +516,114 @@ describe('resolve', () => {
   })
 })
 
+describe('coverage, sources, discrepancies and the release', () => {
+  const DEPTH = '2026-12-01' as const
+  const SEED_TOPICS = ['registers', 'pins', 'electrical', 'errata']
+
+  it('coverage: each topic as resolve decides it, a resolved one as covered with its fact count and target; the lists of each status', async () => {
+    const s = service()
+    const c = (await s.coverage({ part: 'QZ100AT' })) as Obj
+    expect(c).toEqual({
+      release: R1,
+      part: 'QZ100AT',
+      status: 'resolved',
+      topics: {
+        registers: { status: 'covered', factCount: 12, target: tref('svd:QZ1', 'registers', { parts: ['QZ100AT'] }) },
+        pins: { status: 'covered', factCount: 30, target: tref('pin:QZ100', 'pins', { package: 'QFN32', parts: ['QZ100AT'] }) },
+        electrical: NO_SOURCE('electrical'),
+        errata: GAP
+      },
+      covered: ['registers', 'pins'],
+      notCovered: ['electrical', 'errata']
+    })
+    // From 2026-12-01 every topic, and a cross-checked one says which sources it checks.
+    const depth = (await s.coverage({ part: 'QZ600' }, null, DEPTH)) as Obj
+    expect(Object.keys(depth.topics)).toHaveLength(8)
+    expect(depth.topics.registers).toMatchObject({ status: 'covered', target: { key: 'svd:QZ6' }, crossCheck: { checked: [{ key: 'chip:QZ6' }] } })
+    expect((await s.coverage({ part: 'QZ600' })) as Obj).not.toHaveProperty('topics.registers.crossCheck')
+    // Every source failed: listed apart.
+    const failed = (await s.coverage({ part: 'QZ400' })) as Obj
+    expect([failed.topics.registers.status, failed.sourceFailed, failed.covered]).toEqual(['source_failed', ['registers'], []])
+    expect(failed).not.toHaveProperty('candidates')
+  })
+
+  it('coverage of a part not identified: its candidates and their count; of an unknown name: suggestions too', async () => {
+    const s = service()
+    const none = (await s.coverage({ part: 'QZN' })) as Obj
+    const resolved = (await s.resolve({ q: 'QZN' })) as Obj
+    expect([none.status, none.candidateCount, none.candidates]).toEqual(['ambiguous', 2, resolved.candidates])
+    expect(none).not.toHaveProperty('suggestions')
+    const unknown = (await s.coverage({ part: 'QZ100AX' })) as Obj
+    expect(unknown).toMatchObject({ status: 'not_found', candidates: [], candidateCount: 0, covered: [] })
+    expect(unknown.suggestions).toEqual(((await s.resolve({ q: 'QZ100AX' })) as Obj).suggestions)
+    expect(unknown.notCovered).toEqual(SEED_TOPICS)
+  })
+
+  it('sources: per topic the target and its source path (a cross-check named), the source records behind them; suggestions for an unknown name', async () => {
+    const s = service()
+    const r = (await s.sources({ part: 'QZ100AT' })) as Obj
+    expect(r.topics).toEqual({
+      registers: { status: 'resolved', target: 'svd:QZ1', sourcePath: 'svd/QZ1.svd' },
+      pins: { status: 'resolved', target: 'pin:QZ100', sourcePath: 'pins/QZ100.xml' },
+      electrical: NO_SOURCE('electrical'),
+      errata: GAP
+    })
+    expect([r.release, r.part, r.status]).toEqual([R1, 'QZ100AT', 'resolved'])
+    expect(r.sources.map((x: Obj) => x.path).sort()).toEqual(['pins/QZ100.xml', 'svd/QZ1.svd'])
+    expect(r).not.toHaveProperty('suggestions')
+    const depth = (await s.sources({ part: 'QZ600' }, null, DEPTH)) as Obj
+    expect(depth.topics.registers).toMatchObject({ status: 'resolved', target: 'svd:QZ6', sourcePath: 'svd/QZ6.svd', crossCheck: { checked: [{ key: 'chip:QZ6' }] } })
+    expect(depth.sources.map((x: Obj) => x.path).sort()).toEqual(['chips/QZ6.json', 'svd/QZ6.svd'])
+    const unknown = (await s.sources({ part: 'QZ100AX' })) as Obj
+    expect([unknown.status, unknown.sources]).toEqual(['not_found', []])
+    expect(unknown.suggestions.map((x: Obj) => x.name)).toContain('QZ100AT')
+    // Another kept release, by name.
+    expect(((await s.sources({ part: 'QZ100AT', corpus_release: R2 })) as Obj).release).toBe(R2)
+  })
+
+  it('discrepancies: the cross-checked topics of one part, each checked or why not; several parts or none are not picked', async () => {
+    const s = service()
+    const checked = (await s.discrepancies({ part: 'QZ600' })) as Obj
+    expect(checked).toMatchObject({ release: R1, part: 'QZ600', status: 'resolved', resolvedPart: { name: 'QZ600', kind: 'device' }, discrepancies: [], count: 0, notes: [] })
+    expect(checked.checked).toHaveLength(1)
+    expect(checked.checked[0]).toMatchObject({ topic: 'registers', target: 'svd:QZ6' })
+    const why = async (part: string, topic?: Topic) => ((await s.discrepancies({ part, ...(topic ? { topic } : {}) })) as Obj).notes
+    expect(await why('QZ100AT')).toEqual(['registers: one source (svd:QZ1), nothing to check it against.'])
+    expect(await why('QZ200')).toEqual(['registers: several targets match, none is picked: name a full selector part.'])
+    expect(await why('QZN1')).toEqual(['registers: not covered (No source in this release gives registers facts for this part.).'])
+    expect(await why('QZ100AT', 'pins')).toEqual(['pins: one source (pin:QZ100), nothing to check it against.'])
+    const several = (await s.discrepancies({ part: 'QZN' })) as Obj
+    expect(several).toMatchObject({ status: 'ambiguous', checked: [], notes: ['Several parts match: name one (resolve it first).'] })
+    expect(several).not.toHaveProperty('resolvedPart')
+    const none = (await s.discrepancies({ part: 'QZ100AX' })) as Obj
+    expect(none).toMatchObject({ status: 'not_found', checked: [], notes: [] })
+    expect(none.suggestions.map((x: Obj) => x.name)).toContain('QZ100AT')
+    expect(checked).not.toHaveProperty('suggestions')
+  })
+
+  it('the release: the promoted one, its counts per topic of the version only, its sources, whether complete, the kept ones, the store', async () => {
+    const r = repo()
+    const s = service(r)
+    const store = (await r.open(R1))!
+    store.manifest.counts.byTopic = { registers: 5, pins: 3, memory: 2 }
+    const seed = (await s.release()) as Obj
+    expect(seed).toEqual({
+      id: R1,
+      createdAt: '2026-11-26T00:00:00.000Z',
+      format: 'hwfacts-release/1',
+      indexerFormat: 1,
+      tokenizer: 'cl100k_base',
+      counts: { facts: 0, parts: 0, targets: 0, byTopic: { registers: 5, pins: 3 } },
+      sourceCount: SOURCES.length,
+      complete: true,
+      kept: [R1, R2, PARTIAL],
+      store: 'sqlite'
+    })
+    expect(((await s.release(['registers', 'memory', 'dma'] as Topic[])) as Obj).counts.byTopic).toEqual({ registers: 5, memory: 2 })
+    expect(((await service(repo(PARTIAL)).release()) as Obj).complete).toBe(false)
+  })
+})
+
 describe('catalog search and catalog part', () => {
   it('search lists selector parts and RefNames only, with the topics each carries, sorted', async () => {
     const h = service()
