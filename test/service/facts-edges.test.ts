@@ -557,6 +557,11 @@ describe('coverage, sources, discrepancies and the release', () => {
     expect(unknown).toMatchObject({ status: 'not_found', candidates: [], candidateCount: 0, covered: [] })
     expect(unknown.suggestions).toEqual(((await s.resolve({ q: 'QZ100AX' })) as Obj).suggestions)
     expect(unknown.notCovered).toEqual(SEED_TOPICS)
+    // Many candidates: the first ten listed, all counted.
+    const many = (await s.coverage({ part: 'QZ9-PKG1' })) as Obj
+    expect(many.candidateCount).toBe(((await s.resolve({ q: 'QZ9-PKG1' })) as Obj).candidateCount)
+    expect(many.candidateCount).toBeGreaterThan(10)
+    expect(many.candidates).toHaveLength(10)
   })
 
   it('sources: per topic the target and its source path (a cross-check named), the source records behind them; suggestions for an unknown name', async () => {
