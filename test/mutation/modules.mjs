@@ -11,8 +11,9 @@ export const MODULES = {
   'nordic-errata': { mutate: ['indexer/sources/nordic-errata.ts', 'indexer/sources/nordic-errata/*.ts'], tests: ['test/indexer/nordic-errata*.test.ts'] },
   resolve: { mutate: ['src/service/catalog-index.ts', 'src/model/text.ts'], tests: ['test/service/resolve*.test.ts'] },
   cursor: { mutate: ['src/service/cursor.ts'], tests: ['test/service/cursor*.test.ts', 'test/service/context*.test.ts', 'test/http/rest.test.ts'] },
-  // Context paging and token budgeting live in HardwareFacts.context/contextIn and the page's helpers.
-  context: { mutate: ['src/service/facts.ts:551-675'], tests: ['test/service/context*.test.ts', 'test/http/rest.test.ts'] },
+  // Context paging and token budgeting live in HardwareFacts.context/contextIn and the page's helpers; the cross-checked
+  // pages (depth topics of a part two sources describe) on a release of world-corpus files (depth-cross-check, 6 s).
+  context: { mutate: ['src/service/facts.ts:551-675'], tests: ['test/service/context*.test.ts', 'test/service/depth-cross-check.test.ts', 'test/http/rest.test.ts'] },
   // The answers without a page: coverage, sources, discrepancies, the release, and the lookup they share (facts.ts
   // 433-550, between the parts `facts` and `context` mutate), on the hand-made catalog of facts-edges.
   'facts-answers': { mutate: ['src/service/facts.ts:433-550'], tests: ['test/service/facts-edges.test.ts'] },
