@@ -15,10 +15,20 @@ beforeAll(async () => {
 })
 afterAll(async () => repo?.close())
 
+/** The app listening, and when its listening socket closed (ms after `t0`), polled every 5 ms. */
+async function listening() {
+  const app = await buildApp({ facts: new HardwareFacts(repo, 'x'.repeat(32)), keys: new ApiKeyStore([]) })
+  const port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port)
+  const closedAt = (t0: number) =>
+    new Promise<number>((resolve) => {
+      const poll = setInterval(() => !app.server.listening && (clearInterval(poll), resolve(performance.now() - t0)), 5)
+    })
+  return { app, port, closedAt }
+}
+
 describe('7: closing after a drain resets no connection', () => {
   it('clients still connecting after the drain (a load balancer that polls /readyz slower than the drain) are answered, never reset', async () => {
-    const app = await buildApp({ facts: new HardwareFacts(repo, 'x'.repeat(32)), keys: new ApiKeyStore([]) })
-    const port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port)
+    const { app, port } = await listening()
     const fresh = new Agent({ keepAlive: false })
     const pool = new Agent({ keepAlive: true, maxSockets: 8 })
     const outcomes = { ok: 0, refused: 0, failed: [] as string[] }
@@ -69,17 +79,6 @@ describe('7: closing after a drain resets no connection', () => {
 })
 
 describe('when the listener closes after a drain', () => {
-  /** The app listening, and when its listening socket closed (ms after `t0`), polled every 5 ms. */
-  async function listening() {
-    const app = await buildApp({ facts: new HardwareFacts(repo, 'x'.repeat(32)), keys: new ApiKeyStore([]) })
-    const port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port)
-    const closedAt = (t0: number) =>
-      new Promise<number>((resolve) => {
-        const poll = setInterval(() => !app.server.listening && (clearInterval(poll), resolve(performance.now() - t0)), 5)
-      })
-    return { app, port, closedAt }
-  }
-
   it('no client connecting: QUIET_MS after the drain, long before QUIET_WAIT_MAX_MS', async () => {
     const { app, closedAt } = await listening()
     const t0 = performance.now()

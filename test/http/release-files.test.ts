@@ -34,8 +34,9 @@ const readyz = async () => {
   const r = await t.app.inject({ url: '/readyz' })
   return { status: r.statusCode, check: r.json().checks['release-files'] as { ok: boolean; detail: string; critical: boolean } }
 }
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const waitFor = async (cond: () => Promise<boolean>) => {
-  for (let i = 0; i < 100 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 50))
+  for (let i = 0; i < 100 && !(await cond()); i++) await sleep(50)
 }
 
 describe('5: the served release damaged on disk', () => {
@@ -98,15 +99,6 @@ describe('releaseFilesCheck on its own: copies of the release, the check called 
     b[b.length >> 1] = b[b.length >> 1]! ^ 0xff
     writeFileSync(f, b)
   }
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-  const until = async (c: { check: () => Promise<{ ok: boolean; detail?: string }> }, cond: (r: { ok: boolean; detail?: string }) => boolean) => {
-    for (let i = 0; i < 200; i++) {
-      const r = await c.check()
-      if (cond(r)) return r
-      await sleep(25)
-    }
-    throw new Error('condition not reached in 5 s')
-  }
   const PREFIX = "the served release's files are damaged: "
 
   it('no release served: ok, saying so; a digest round before any release is served does nothing', async () => {
@@ -149,7 +141,8 @@ describe('releaseFilesCheck on its own: copies of the release, the check called 
     utimesSync(join(d, names[1]!), new Date(), new Date(Date.now() + 5000))
     const touched = await c.check()
     expect(touched).toEqual({ ok: false, detail: `${PREFIX}${names[1]} was modified while served (mtime changed)` })
-    const forgiven = await until(c, (r) => r.ok)
+    await waitFor(async () => (await c.check()).ok)
+    const forgiven = await c.check()
     expect(forgiven.detail).toMatch(/^4 files: size and mtime unchanged; every digest matched at \d{4}-\d\d-\d\dT[\d:.]+Z$/)
     rmSync(join(d, names[2]!))
     expect(await c.check()).toMatchObject({ ok: false, detail: `${PREFIX}${names[2]} cannot be read (ENOENT)` })
@@ -165,7 +158,8 @@ describe('releaseFilesCheck on its own: copies of the release, the check called 
     stopped.stop()
     flip(join(a.d, a.names[1]!))
     flip(join(b.d, b.names[1]!))
-    expect((await until(running, (r) => !r.ok)).detail).toMatch(/has sha256 [0-9a-f]{64}; its manifest records/)
+    await waitFor(async () => !(await running.check()).ok)
+    expect((await running.check()).detail).toMatch(/has sha256 [0-9a-f]{64}; its manifest records/)
     await sleep(300)
     expect((await stopped.check()).ok).toBe(true)
   })

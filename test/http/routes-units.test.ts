@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiKeyStore, generateKey, type ApiKey } from '../../src/auth/keys.js'
 import { baseApp, type AppOptions, type RouteContext } from '../../src/http/app.js'
@@ -86,9 +86,9 @@ interface RouteApp {
   authed: (url: string, version?: string) => Promise<Injected>
 }
 /** One route plugin on baseApp, given the route context and `extra`. */
-async function routeApp<O>(plugin: FastifyPluginAsync<O & RouteContext> | ((app: FastifyInstance, o: any) => Promise<void>), extra: Partial<O> = {}, opts: Partial<AppOptions> = {}): Promise<RouteApp> {
+async function routeApp<O extends object>(plugin: (app: FastifyInstance, o: RouteContext & O) => Promise<void>, extra = {} as O, opts: Partial<AppOptions> = {}): Promise<RouteApp> {
   const { app, ctx } = await baseApp({ facts, keys, ...opts })
-  await app.register(plugin as FastifyPluginAsync<any>, { ...ctx, ...extra })
+  await app.register(plugin, { ...ctx, ...extra })
   await app.ready()
   apps.push(app)
   return {
