@@ -14,8 +14,9 @@ type RangeCount = (text: string, start: number, end: number) => number
  * characters in place, its keys' characters copied into one arena: no substring is cut per
  * lookup (cutting and hashing one cost more than counting a short text), and no key holds on to
  * the text it was cut from. Emptied when half full or when the arena is, bounding its memory.
+ * Exported for its tests, which fill small ones.
  */
-class RangeMemo {
+export class RangeMemo {
   /** Per slot, where its key starts in the arena plus one; 0 for an empty slot. */
   private readonly at: Int32Array
   private readonly lengths: Int32Array

@@ -4,10 +4,7 @@ import { countTokens as reference } from 'gpt-tokenizer/encoding/cl100k_base'
 import { CL100K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/esm/encodingParams/constants'
 import { describe, expect, it } from 'vitest'
 import { asciiChunkEnd } from '../../src/model/pre-tokenizer.js'
-import { countTokens } from '../../src/model/tokens.js'
-import { DataDir } from '../../src/store/layout.js'
-import { readStoredFacts } from '../../src/store/sqlite/store.js'
-import { corpusDataDir } from '../helpers/corpus-release.js'
+import { countTokens, RangeMemo } from '../../src/model/tokens.js'
 
 const corpusText = (path: string, chars: number) => readFileSync(join(process.cwd(), '..', 'shared', 'corpus', path), 'utf8').slice(0, chars)
 
@@ -143,47 +140,76 @@ describe('countTokens', () => {
       expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
     }
   })
+})
 
-  it('stays exact past the number of distinct chunks its memo holds: the memo is emptied when half full, never overfilled', () => {
-    // 300,000 distinct words (" " + five letters: one chunk each), more than the memo's 2^18 slots,
-    // so a memo that is never emptied has no free slot left to probe for and never returns.
-    const words: string[] = []
-    for (let n = 0; n < 300_000; n++) {
-      let w = ' '
-      for (let k = 0, x = n * 7919 + 12345; k < 5; k++, x = Math.floor(x / 26)) w += String.fromCharCode(97 + (x % 26))
-      words.push(w)
+describe('RangeMemo', () => {
+  /** A counter that answers the text's length times ten and records each text it was asked. */
+  function counter() {
+    const asked: string[] = []
+    const count = (text: string, start: number, end: number) => {
+      asked.push(text.slice(start, end))
+      return (end - start) * 10
     }
-    expect(new Set(words).size).toBe(300_000)
-    const counted = countTokens(words.join(''))
-    // Exact on a sample against the reference (which takes ~60 µs a word: all 300,000 would take
-    // most of a minute), and the whole text the sum of its words, as BPE never merges across chunks.
-    for (let n = 0; n < words.length; n += 150) expect(countTokens(words[n]!), words[n]).toBe(reference(words[n]!))
-    expect(counted).toBe(words.reduce((sum, w) => sum + countTokens(w), 0))
-    // A few seconds here; minutes under a mutation run's instrumented tokens.ts on a loaded box.
-  }, 180_000)
+    return { asked, count }
+  }
+  // Every key under one hash: lookups must compare characters, and each insert probes past the others.
+  const H = 13
 
-  it('stays exact past the number of distinct segments its memo holds', () => {
-    // 600,000 distinct segments ('"' and five letters: a cut before each quote), more than the
-    // segment memo keeps before it is emptied; each segment's count is its own in context.
-    const parts: string[] = []
-    for (let n = 0; n < 600_000; n++) {
-      let w = '"'
-      for (let k = 0, x = n; k < 5; k++, x = Math.floor(x / 26)) w += String.fromCharCode(97 + (x % 26))
-      parts.push(w)
-    }
-    expect(new Set(parts).size).toBe(600_000)
-    const text = parts.join('')
-    const counted = countTokens(text)
-    for (let n = 0; n < parts.length; n += 300) expect(countTokens(parts[n]!), parts[n]).toBe(reference(parts[n]!))
-    expect(counted).toBe(parts.reduce((sum, w) => sum + countTokens(w), 0))
-    expect(countTokens(text.slice(0, 20_000))).toBe(reference(text.slice(0, 20_000)))
-  }, 180_000)
+  it('counts a text once, then finds it by its characters wherever it stands, and tells texts of one hash apart', () => {
+    const memo = new RangeMemo(4, 256)
+    const { asked, count } = counter()
+    expect(memo.get('xxabcxx', 2, 5, H, count)).toBe(30)
+    expect(memo.get('abc', 0, 3, H, count)).toBe(30)
+    expect(memo.get('--abc', 2, 5, H, count)).toBe(30)
+    expect(asked).toEqual(['abc'])
+    // The same hash, other characters or another length: each counted once, then found.
+    expect(memo.get('abd', 0, 3, H, count)).toBe(30)
+    expect(memo.get('ab', 0, 2, H, count)).toBe(20)
+    expect(memo.get('zbc', 0, 3, H, count)).toBe(30)
+    for (const t of ['abc', 'abd', 'ab', 'zbc']) memo.get(t, 0, t.length, H, count)
+    expect(asked).toEqual(['abc', 'abd', 'ab', 'zbc'])
+  })
 
-  it('the token counts stored with every fact of the corpus release match the reference on a sample', async () => {
-    const dir = await corpusDataDir()
-    const rows: Array<{ tokens: number; body: string }> = []
-    for (const r of readStoredFacts(new DataDir(dir).releaseDb(new DataDir(dir).promotedId()!))) if (r.ord % 97 === 0) rows.push(r)
-    expect(rows.length).toBeGreaterThan(1000)
-    for (const r of rows) expect(r.tokens).toBe(reference(r.body))
+  it('probes past the last slot to the first', () => {
+    const memo = new RangeMemo(4, 256)
+    const { asked, count } = counter()
+    for (const t of ['p', 'q', 'r']) memo.get(t, 0, 1, 15, count)
+    for (const t of ['p', 'q', 'r']) expect(memo.get(t, 0, 1, 15 + 16 * 7, count)).toBe(10)
+    expect(asked).toEqual(['p', 'q', 'r'])
+  })
+
+  it('is emptied when half its slots are taken, then keeps the text that emptied it: never overfilled', () => {
+    const memo = new RangeMemo(4, 256)
+    const { asked, count } = counter()
+    const keys = Array.from({ length: 40 }, (_, i) => `k${String.fromCharCode(65 + i)}`)
+    // Eight texts (half of 16 slots) are all kept.
+    for (const k of keys.slice(0, 8)) memo.get(k, 0, 2, H, count)
+    for (const k of keys.slice(0, 8)) memo.get(k, 0, 2, H, count)
+    expect(asked).toEqual(keys.slice(0, 8))
+    // The ninth empties the memo and is kept in it: the first is counted again, the ninth is not.
+    memo.get(keys[8]!, 0, 2, H, count)
+    memo.get(keys[8]!, 0, 2, H, count)
+    memo.get(keys[0]!, 0, 2, H, count)
+    expect(asked).toEqual([...keys.slice(0, 9), keys[0]])
+    // Forty texts of one hash never fill its 16 slots (a full table would be probed forever).
+    for (const k of keys) expect(memo.get(k, 0, 2, H, count)).toBe(20)
+  })
+
+  it('is emptied when its arena is full, and never remembers a text longer than a sixteenth of it', () => {
+    // 256 slots, 64 characters: sixteen texts of four characters fill the arena exactly.
+    const memo = new RangeMemo(8, 64)
+    const { asked, count } = counter()
+    const keys = Array.from({ length: 17 }, (_, i) => `w${String.fromCharCode(65 + i)}xy`)
+    for (const k of keys.slice(0, 16)) memo.get(k, 0, 4, H, count)
+    for (const k of keys.slice(0, 16)) memo.get(k, 0, 4, H, count)
+    expect(asked).toEqual(keys.slice(0, 16))
+    memo.get(keys[16]!, 0, 4, H, count)
+    memo.get(keys[16]!, 0, 4, H, count)
+    memo.get(keys[0]!, 0, 4, H, count)
+    expect(asked).toEqual([...keys, keys[0]])
+    // Five characters is past 64 / 16: counted every time.
+    asked.length = 0
+    for (let n = 0; n < 3; n++) expect(memo.get('abcde', 0, 5, H, count)).toBe(50)
+    expect(asked).toEqual(['abcde', 'abcde', 'abcde'])
   })
 })

@@ -19,7 +19,8 @@ export const MODULES = {
   'facts-answers': { mutate: ['src/service/facts.ts:433-550'], tests: ['test/service/facts-edges.test.ts'] },
   // The token counter (a module of its own since 2026-11-26: with the context and REST suites in one module, each of its
   // module-level mutants ran all three files, about 2 h 30 min a run): exact against gpt-tokenizer's reference on corpus,
-  // random and adversarial texts, and past its memos' capacity (the 300,000- and 600,000-chunk tests: 4-6 s each here).
+  // random and adversarial texts; its memo (RangeMemo) filled directly at 16 and 256 slots, past half and past its arena
+  // (the 300,000- and 600,000-chunk tests over the service's own memos, 4-6 s each, did that until 2026-11-27).
   tokens: { mutate: ['src/model/tokens.ts'], tests: ['test/model/tokens*.test.ts'] },
   // The focused suites first (test/auth/keys.test.ts: the keys file and store; test/http/auth-plugin.test.ts:
   // the plugin on a minimal app, the failed-credential limit under a controlled clock, the per-connection
