@@ -47,8 +47,7 @@ export class RangeMemo {
     const n = count(text, start, end)
     if (len > arena.length >> 4) return n
     if (this.size >= (mask + 1) >> 1 || this.used + len > arena.length) {
-      at.fill(0)
-      this.size = this.used = 0
+      this.clear()
       slot = h & mask
     }
     for (let i = 0; i < len; i++) arena[this.used + i] = text.charCodeAt(start + i)
@@ -59,6 +58,21 @@ export class RangeMemo {
     this.size++
     return n
   }
+
+  clear(): void {
+    this.at.fill(0)
+    this.size = this.used = 0
+  }
+
+  /** The texts kept, in slot order. */
+  keys(): string[] {
+    const out: string[] = []
+    for (let slot = 0; slot <= this.mask; slot++) {
+      const key = this.at[slot]!
+      if (key !== 0) out.push(String.fromCharCode(...this.arena.subarray(key - 1, key - 1 + this.lengths[slot]!)))
+    }
+    return out
+  }
 }
 
 /** Pre-tokenizer chunks seen. */
@@ -66,6 +80,12 @@ const chunks = new RangeMemo(18, 1 << 21)
 
 /** Segments of text between certain chunk boundaries (see countTokens) seen. */
 const segments = new RangeMemo(20, 1 << 23)
+
+/**
+ * countTokens' memos, for its tests and diagnostics: cleared, then read after a count, they show
+ * where it cut the text and what it kept.
+ */
+export const tokenMemos: { readonly chunks: RangeMemo; readonly segments: RangeMemo } = { chunks, segments }
 
 function chunkTokens(text: string, start: number, end: number, ascii: boolean): number {
   if (end - start === 1 && text.charCodeAt(start) < 128) return 1 // every single byte is a token of its own
@@ -238,8 +258,7 @@ export function countTokens(text: string): number {
         n += Math.ceil((end - i) / 3)
         start = end
         i = end - 1
-        afterAlnum = true
-        afterSpace = false
+        // The flags stay: the next character starts a segment, so no cut is made before it.
         continue
       }
     }

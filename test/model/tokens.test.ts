@@ -4,7 +4,7 @@ import { countTokens as reference } from 'gpt-tokenizer/encoding/cl100k_base'
 import { CL100K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/esm/encodingParams/constants'
 import { describe, expect, it } from 'vitest'
 import { asciiChunkEnd } from '../../src/model/pre-tokenizer.js'
-import { countTokens, RangeMemo } from '../../src/model/tokens.js'
+import { countTokens, RangeMemo, TOKENIZER, tokenMemos } from '../../src/model/tokens.js'
 
 const corpusText = (path: string, chars: number) => readFileSync(join(process.cwd(), '..', 'shared', 'corpus', path), 'utf8').slice(0, chars)
 
@@ -112,6 +112,20 @@ describe('countTokens', () => {
     for (const t of randomTexts('aZ09 "\':,.{}[]_-\n\t\r\v', 30, 100_000, 11)) expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
   }, 180_000)
 
+  it('equals the reference on every text of two ASCII characters', () => {
+    // Each pair of characters is a chunk or two: a two-character piece the vocabulary lacks must never be merged.
+    for (let a = 0; a < 128; a++)
+      for (let b = 0; b < 128; b++) {
+        const t = String.fromCharCode(a, b)
+        expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
+      }
+  })
+
+  it('is named for the encoding whose counts it gives', async () => {
+    const named = (await import(`gpt-tokenizer/encoding/${TOKENIZER}`)) as { countTokens: (t: string) => number }
+    for (const t of ADVERSARIAL) expect(countTokens(t), JSON.stringify(t)).toBe(named.countTokens(t))
+  })
+
   it('every run of one to three ASCII digits is one token of the vocabulary', () => {
     for (let len = 1; len <= 3; len++) for (let i = 0; i < 10 ** len; i++) expect(reference(String(i).padStart(len, '0'))).toBe(1)
   })
@@ -139,6 +153,50 @@ describe('countTokens', () => {
       const t = n % 2 ? `"nextCursor":"${text(base64url, 60 + (n % 50))}.${text(base64url, 22)}"}` : text(printable, 1 + (n % 120))
       expect(countTokens(t), JSON.stringify(t)).toBe(reference(t))
     }
+  })
+})
+
+describe('countTokens: where it cuts a text and what its memos keep', () => {
+  /** The segments and chunks (sorted) countTokens keeps of one text, counted into empty memos. */
+  function kept(text: string) {
+    tokenMemos.chunks.clear()
+    tokenMemos.segments.clear()
+    expect(countTokens(text), JSON.stringify(text)).toBe(reference(text))
+    return { segments: tokenMemos.segments.keys().sort(), chunks: tokenMemos.chunks.keys().sort() }
+  }
+
+  it('cuts at a quote after a letter or digit, at an ASCII digit after punctuation, at a space or tab after anything but white space', () => {
+    // A fact body: the numbers after ':' are counted as runs of digits (three to a token), never kept.
+    expect(kept('{"id":"e2a7","value":{"bitOffset":12,"w":4}}').segments).toEqual(['","value', '":', '":"e2a7', '":{"bitOffset', ',"w', '{"id', '}}'])
+    // No cut before a quote after punctuation, nor before a digit after a letter or a space.
+    expect(kept('x1 ,2 3').segments).toEqual([' ,', ' 3', 'x1'])
+    // DEL, the last ASCII character, is punctuation to the pattern.
+    expect(kept('\x7f5 x').segments).toEqual([' x', '\x7f'])
+    expect(kept('a b  c\td').segments).toEqual(['\td', '  c', ' b', 'a'])
+    // A text may start with a run of digits.
+    expect(kept('12"a"').segments).toEqual(['"', '"a'])
+    expect(kept('007').segments).toEqual([])
+  })
+
+  it('makes no cut after a character past ASCII, nor before a run of digits another script continues', () => {
+    expect(kept('é5"x"').segments).toEqual(['"', '"x', 'é5'])
+    // An Arabic-Indic digit continues the run of '12': the run is counted with what follows it.
+    expect(kept('.12\u0663"4').segments).toEqual(['.', '12\u0663"'])
+    expect(kept('a \u00a0 9').segments).toEqual([' \u00a0 9', 'a'])
+  })
+
+  it('keeps every chunk of more than one character, and one character past ASCII, once', () => {
+    expect(kept('ab, cd efg ab').chunks).toEqual([' ab', ' cd', ' efg', 'ab'])
+    expect(kept('\u0080').chunks).toEqual(['\u0080'])
+  })
+
+  it('keeps segments shorter than 512 characters, wherever they stand, and counts longer ones without keeping them', () => {
+    const c = ' ' + 'c'.repeat(300)
+    const d = ' ' + 'd'.repeat(300)
+    expect(kept(c + d).segments).toEqual([c, d])
+    expect(kept('e'.repeat(511)).segments).toEqual(['e'.repeat(511)])
+    expect(kept('f'.repeat(512)).segments).toEqual([])
+    expect(kept('f'.repeat(512)).chunks).toEqual(['f'.repeat(512)])
   })
 })
 
@@ -176,6 +234,12 @@ describe('RangeMemo', () => {
     for (const t of ['p', 'q', 'r']) memo.get(t, 0, 1, 15, count)
     for (const t of ['p', 'q', 'r']) expect(memo.get(t, 0, 1, 15 + 16 * 7, count)).toBe(10)
     expect(asked).toEqual(['p', 'q', 'r'])
+    // In slot order: 'q' and 'r' wrapped to slots 0 and 1, 'p' in the last.
+    expect(memo.keys()).toEqual(['q', 'r', 'p'])
+    memo.clear()
+    expect(memo.keys()).toEqual([])
+    expect(memo.get('p', 0, 1, 15, count)).toBe(10)
+    expect(asked).toEqual(['p', 'q', 'r', 'p'])
   })
 
   it('is emptied when half its slots are taken, then keeps the text that emptied it: never overfilled', () => {
