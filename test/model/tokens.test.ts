@@ -173,6 +173,8 @@ describe('countTokens: where it cuts a text and what its memos keep', () => {
     // DEL, the last ASCII character, is punctuation to the pattern.
     expect(kept('\x7f5 x').segments).toEqual([' x', '\x7f'])
     expect(kept('a b  c\td').segments).toEqual(['\td', '  c', ' b', 'a'])
+    // Each segment kept once, wherever it stands: at the text's end it is hashed as in the middle.
+    expect(kept(' x y x').segments).toEqual([' x', ' y'])
     // A text may start with a run of digits.
     expect(kept('12"a"').segments).toEqual(['"', '"a'])
     expect(kept('007').segments).toEqual([])
@@ -182,6 +184,8 @@ describe('countTokens: where it cuts a text and what its memos keep', () => {
     expect(kept('é5"x"').segments).toEqual(['"', '"x', 'é5'])
     // An Arabic-Indic digit continues the run of '12': the run is counted with what follows it.
     expect(kept('.12\u0663"4').segments).toEqual(['.', '12\u0663"'])
+    // So is a run before any character past ASCII, the first one too.
+    expect(kept('12\u0080').segments).toEqual(['12\u0080'])
     expect(kept('a \u00a0 9').segments).toEqual([' \u00a0 9', 'a'])
   })
 
