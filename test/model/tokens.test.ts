@@ -246,37 +246,30 @@ describe('RangeMemo', () => {
     expect(asked).toEqual(['p', 'q', 'r', 'p'])
   })
 
+  /** The first `full` texts are all kept; the next empties the memo and is kept in it: the first is counted again. */
+  function expectEmptiedAfter(memo: RangeMemo, keys: string[], full: number) {
+    const { asked, count } = counter()
+    for (const k of [...keys.slice(0, full), ...keys.slice(0, full)]) memo.get(k, 0, k.length, H, count)
+    expect(asked).toEqual(keys.slice(0, full))
+    for (const k of [keys[full]!, keys[full]!, keys[0]!]) memo.get(k, 0, k.length, H, count)
+    expect(asked).toEqual([...keys.slice(0, full + 1), keys[0]])
+  }
+
   it('is emptied when half its slots are taken, then keeps the text that emptied it: never overfilled', () => {
     const memo = new RangeMemo(4, 256)
-    const { asked, count } = counter()
     const keys = Array.from({ length: 40 }, (_, i) => `k${String.fromCharCode(65 + i)}`)
-    // Eight texts (half of 16 slots) are all kept.
-    for (const k of keys.slice(0, 8)) memo.get(k, 0, 2, H, count)
-    for (const k of keys.slice(0, 8)) memo.get(k, 0, 2, H, count)
-    expect(asked).toEqual(keys.slice(0, 8))
-    // The ninth empties the memo and is kept in it: the first is counted again, the ninth is not.
-    memo.get(keys[8]!, 0, 2, H, count)
-    memo.get(keys[8]!, 0, 2, H, count)
-    memo.get(keys[0]!, 0, 2, H, count)
-    expect(asked).toEqual([...keys.slice(0, 9), keys[0]])
+    // Half of 16 slots.
+    expectEmptiedAfter(memo, keys, 8)
     // Forty texts of one hash never fill its 16 slots (a full table would be probed forever).
-    for (const k of keys) expect(memo.get(k, 0, 2, H, count)).toBe(20)
+    for (const k of keys) expect(memo.get(k, 0, 2, H, counter().count)).toBe(20)
   })
 
   it('is emptied when its arena is full, and never remembers a text longer than a sixteenth of it', () => {
     // 256 slots, 64 characters: sixteen texts of four characters fill the arena exactly.
     const memo = new RangeMemo(8, 64)
+    expectEmptiedAfter(memo, Array.from({ length: 17 }, (_, i) => `w${String.fromCharCode(65 + i)}xy`), 16)
     const { asked, count } = counter()
-    const keys = Array.from({ length: 17 }, (_, i) => `w${String.fromCharCode(65 + i)}xy`)
-    for (const k of keys.slice(0, 16)) memo.get(k, 0, 4, H, count)
-    for (const k of keys.slice(0, 16)) memo.get(k, 0, 4, H, count)
-    expect(asked).toEqual(keys.slice(0, 16))
-    memo.get(keys[16]!, 0, 4, H, count)
-    memo.get(keys[16]!, 0, 4, H, count)
-    memo.get(keys[0]!, 0, 4, H, count)
-    expect(asked).toEqual([...keys, keys[0]])
     // Five characters is past 64 / 16: counted every time.
-    asked.length = 0
     for (let n = 0; n < 3; n++) expect(memo.get('abcde', 0, 5, H, count)).toBe(50)
     expect(asked).toEqual(['abcde', 'abcde', 'abcde'])
   })
