@@ -68,8 +68,12 @@ export class RangeMemo {
   keys(): string[] {
     const out: string[] = []
     for (let slot = 0; slot <= this.mask; slot++) {
-      const key = this.at[slot]!
-      if (key !== 0) out.push(String.fromCharCode(...this.arena.subarray(key - 1, key - 1 + this.lengths[slot]!)))
+      const from = this.at[slot]! - 1
+      if (from < 0) continue
+      // In pieces: a call's arguments are bounded, and a kept text may be 2^17 characters long.
+      let key = ''
+      for (let k = from, to = from + this.lengths[slot]!; k < to; k += 8192) key += String.fromCharCode(...this.arena.subarray(k, Math.min(k + 8192, to)))
+      out.push(key)
     }
     return out
   }

@@ -232,6 +232,14 @@ describe('RangeMemo', () => {
     expect(asked).toEqual(['abc', 'abd', 'ab', 'zbc'])
   })
 
+  it('reads back a kept text of any length', () => {
+    // 2^22 characters of arena keep texts of up to 2^18: more than one call's arguments can hold.
+    const memo = new RangeMemo(4, 1 << 22)
+    const long = Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('') + '\ud800'
+    memo.get(long, 0, long.length, H, counter().count)
+    expect(memo.keys()).toEqual([long])
+  })
+
   it('probes past the last slot to the first', () => {
     const memo = new RangeMemo(4, 256)
     const { asked, count } = counter()
